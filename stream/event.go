@@ -1,0 +1,330 @@
+package stream
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// An Event is what one line of agent output tells the watchdog and the log.
+// Any line, JSON or not, is an Event: a line proves the stream is alive.
+type Event struct {
+	Type    string // the envelope's "type", "" for a line that is not JSON
+	Subtype string // the envelope's "subtype", if any
+	// NotJSON is set for a line that is not a JSON object (a bare
+	// "T: …" notice, a terminal-reset fragment, ANSI noise).
+	NotJSON bool
+	// Truncated is set when the line was longer than the splitter kept;
+	// the fields before the cut were still read.
+	Truncated bool
+	SessionID string // set by the events that carry the session's identity
+	CallID    string // the tool call the line is about, if any
+	AgentTS   int64  // the agent's own timestamp in Unix ms, 0 if none
+	Started   []Call // tool calls this line opens
+	Ended     []string
+	// Terminal is set by the event that completes the agent's answer
+	// (cursor's "result"); afterwards the agent is expected to exit.
+	Terminal bool
+}
+
+// A Call is one tool call as its start event declares it.
+type Call struct {
+	ID      string // exact call id; cursor's may contain a newline
+	Kind    string // e.g. "shellToolCall"
+	Command string // what the call runs or touches, for people
+	// Timeout is the wait the agent declared for the call, 0 if none.
+	Timeout time.Duration
+}
+
+// Parse reads one line of cursor-agent stream-json output. It never fails:
+// a line it cannot read as a JSON object comes back with NotJSON set.
+func Parse(l Line) Event {
+	var ev Event
+	parseCursor(l.Text, &ev)
+	switch {
+	case l.Truncated():
+		// The scan stopped at the cut; what came before it still counts.
+		ev.Truncated = true
+		ev.NotJSON = ev.Type == ""
+	case ev.NotJSON:
+		// A broken object says nothing reliable beyond being a line.
+		ev = Event{NotJSON: true}
+	}
+	return ev
+}
+
+func parseCursor(line []byte, ev *Event) {
+	s := scanner{b: line}
+	if !s.enter() {
+		ev.NotJSON = true
+		return
+	}
+	var sessionID, callID []byte
+	var sessionEscaped, callEscaped bool
+	var tc toolCall
+	for first := true; ; first = false {
+		key, ok := s.member(first)
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "type":
+			ev.Type = s.name()
+		case "subtype":
+			ev.Subtype = s.name()
+		case "session_id":
+			sessionID, sessionEscaped, _ = s.strValue()
+		case "call_id":
+			callID, callEscaped, _ = s.strValue()
+		case "timestamp_ms":
+			ev.AgentTS, _ = s.int64()
+		case "tool_call":
+			tc.read(&s, false)
+		case "payload":
+			readPayload(&s, &tc)
+		default:
+			s.skip()
+		}
+	}
+	if s.peek() != 0 {
+		s.fail() // trailing bytes after the object
+	}
+	ev.NotJSON = s.bad
+	if ev.Type == "" {
+		return
+	}
+	switch ev.Type {
+	case "system":
+		if ev.Subtype == "init" {
+			ev.SessionID = decode(sessionID, sessionEscaped)
+		}
+	case "result":
+		ev.Terminal = true
+		ev.SessionID = decode(sessionID, sessionEscaped)
+	case "tool_call":
+		ev.CallID = decode(callID, callEscaped)
+		if ev.CallID == "" {
+			ev.CallID = tc.id
+		}
+		if ev.CallID == "" {
+			return
+		}
+		switch ev.Subtype {
+		case "started":
+			ev.Started = []Call{{ID: ev.CallID, Kind: tc.kind, Command: tc.command, Timeout: tc.timeout}}
+		case "completed":
+			ev.Ended = []string{ev.CallID}
+		}
+	}
+}
+
+// decode turns a string's raw contents into a Go string the way
+// encoding/json does (escapes decoded, invalid UTF-8 replaced), so that ids
+// compare equal however they are read.
+func decode(raw []byte, escaped bool) string {
+	if escaped || !utf8.Valid(raw) {
+		return unescape(raw)
+	}
+	return string(raw)
+}
+
+// readPayload accepts the payload-wrapped shape some consumers store:
+// {"payload":{"toolCall":{"id":…,"shellToolCall":{…}}}}.
+func readPayload(s *scanner, tc *toolCall) {
+	if s.peek() != '{' {
+		s.skip()
+		return
+	}
+	s.enter()
+	for first := true; ; first = false {
+		key, ok := s.member(first)
+		if !ok {
+			return
+		}
+		if string(key) == "toolCall" {
+			tc.read(s, true)
+		} else {
+			s.skip()
+		}
+	}
+}
+
+// toolCall collects what a cursor tool_call body declares.
+type toolCall struct {
+	id, kind, command string
+	timeout           time.Duration
+}
+
+// read walks a tool_call object. The kind is the one key ending in
+// "ToolCall", so tools added to cursor later are read the same way.
+// withID accepts an "id" member (the payload-wrapped shape).
+func (tc *toolCall) read(s *scanner, withID bool) {
+	if s.peek() != '{' {
+		s.skip()
+		return
+	}
+	s.enter()
+	for first := true; ; first = false {
+		key, ok := s.member(first)
+		if !ok {
+			return
+		}
+		switch {
+		case string(key) == "toolCallId" || withID && string(key) == "id":
+			if id, ok := s.text(); ok && tc.id == "" {
+				tc.id = id
+			}
+		case strings.HasSuffix(string(key), "ToolCall") && tc.kind == "":
+			tc.kind = kindName(key)
+			tc.readBody(s)
+		default:
+			s.skip()
+		}
+	}
+}
+
+func (tc *toolCall) readBody(s *scanner) {
+	if s.peek() != '{' {
+		s.skip()
+		return
+	}
+	s.enter()
+	for first := true; ; first = false {
+		key, ok := s.member(first)
+		if !ok {
+			return
+		}
+		if string(key) == "args" {
+			tc.readArgs(s)
+		} else {
+			s.skip()
+		}
+	}
+}
+
+// summaryKeys name the argument that best says what a call does, in
+// order of preference: a shell command, a file, a search, an MCP tool.
+var summaryKeys = [...]string{"command", "path", "pattern", "globPattern", "url", "query", "toolName", "name"}
+
+func (tc *toolCall) readArgs(s *scanner) {
+	if s.peek() != '{' {
+		s.skip()
+		return
+	}
+	s.enter()
+	rank := len(summaryKeys)
+	for first := true; ; first = false {
+		key, ok := s.member(first)
+		if !ok {
+			return
+		}
+		switch k := string(key); k {
+		case "timeout":
+			// Milliseconds. "hardTimeout" (24 h) is a different key and is
+			// ignored on purpose: cursor backgrounds the command at "timeout".
+			if b, ok := s.numberValue(); ok {
+				if ms, err := strconv.ParseFloat(string(b), 64); err == nil && ms > 0 && ms < 1e15 {
+					tc.timeout = time.Duration(ms * float64(time.Millisecond))
+				}
+			}
+		case "toolCallId":
+			if id, ok := s.text(); ok && tc.id == "" {
+				tc.id = id
+			}
+		default:
+			r := summaryRank(k)
+			if r >= rank {
+				s.skip()
+			} else if v, ok := s.text(); ok {
+				tc.command, rank = v, r
+			}
+		}
+	}
+}
+
+func summaryRank(key string) int {
+	for i, k := range summaryKeys {
+		if k == key {
+			return i
+		}
+	}
+	return len(summaryKeys)
+}
+
+// name reads a string value that is one of a small set of names. Known
+// names come back as constants, so the common events cost no allocation.
+func (s *scanner) name() string {
+	raw, escaped, ok := s.strValue()
+	if !ok {
+		return ""
+	}
+	if escaped {
+		return decode(raw, true)
+	}
+	switch string(raw) {
+	case "system":
+		return "system"
+	case "init":
+		return "init"
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "thinking":
+		return "thinking"
+	case "delta":
+		return "delta"
+	case "completed":
+		return "completed"
+	case "started":
+		return "started"
+	case "tool_call":
+		return "tool_call"
+	case "result":
+		return "result"
+	case "success":
+		return "success"
+	case "error":
+		return "error"
+	case "interaction_query":
+		return "interaction_query"
+	case "connection":
+		return "connection"
+	case "retry":
+		return "retry"
+	}
+	return decode(raw, false)
+}
+
+// kindName returns a tool kind as a string, without allocating for the
+// kinds cursor is known to send.
+func kindName(key []byte) string {
+	switch string(key) {
+	case "shellToolCall":
+		return "shellToolCall"
+	case "readToolCall":
+		return "readToolCall"
+	case "editToolCall":
+		return "editToolCall"
+	case "writeToolCall":
+		return "writeToolCall"
+	case "grepToolCall":
+		return "grepToolCall"
+	case "globToolCall":
+		return "globToolCall"
+	case "lsToolCall":
+		return "lsToolCall"
+	case "mcpToolCall":
+		return "mcpToolCall"
+	case "deleteToolCall":
+		return "deleteToolCall"
+	case "webFetchToolCall":
+		return "webFetchToolCall"
+	case "webSearchToolCall":
+		return "webSearchToolCall"
+	case "updateTodosToolCall":
+		return "updateTodosToolCall"
+	}
+	return string(key)
+}

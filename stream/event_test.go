@@ -1,0 +1,251 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func parseString(s string) Event {
+	return Parse(Line{Text: []byte(s), Len: int64(len(s)), Newline: true})
+}
+
+func TestParseCursorEvents(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		line string
+		want Event
+	}{
+		{
+			name: "init",
+			line: `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"b7a9","model":"Auto","permissionMode":"default"}`,
+			want: Event{Type: "system", Subtype: "init", SessionID: "b7a9"},
+		},
+		{
+			name: "thinking delta",
+			line: `{"type":"thinking","subtype":"delta","text":"The","session_id":"b7a9","timestamp_ms":1789996802214}`,
+			want: Event{Type: "thinking", Subtype: "delta", AgentTS: 1789996802214},
+		},
+		{
+			name: "shell started with newline call id",
+			line: `{"type":"tool_call","subtype":"started","call_id":"call_MZ\nfc_05","tool_call":{"shellToolCall":{"args":{"command":"sleep 5","workingDirectory":"","timeout":30000,"toolCallId":"call_MZ\nfc_05","hardTimeout":86400000}},"toolCallId":"call_MZ\nfc_05","startedAtMs":"1"},"model_call_id":"m-0","session_id":"s","timestamp_ms":5}`,
+			want: Event{Type: "tool_call", Subtype: "started", CallID: "call_MZ\nfc_05", AgentTS: 5,
+				Started: []Call{{ID: "call_MZ\nfc_05", Kind: "shellToolCall", Command: "sleep 5", Timeout: 30 * time.Second}}},
+		},
+		{
+			name: "completed without args",
+			line: `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"result":{"error":{"errorMessage":"File not found"}}}},"session_id":"s","timestamp_ms":7}`,
+			want: Event{Type: "tool_call", Subtype: "completed", CallID: "c1", AgentTS: 7, Ended: []string{"c1"}},
+		},
+		{
+			name: "call id from tool_call.toolCallId",
+			line: `{"type":"tool_call","subtype":"started","tool_call":{"toolCallId":"tc9","readToolCall":{"args":{"path":"go.mod"}}}}`,
+			want: Event{Type: "tool_call", Subtype: "started", CallID: "tc9", Started: []Call{{ID: "tc9", Kind: "readToolCall", Command: "go.mod"}}},
+		},
+		{
+			name: "call id from args.toolCallId",
+			line: `{"type":"tool_call","subtype":"started","tool_call":{"fooToolCall":{"args":{"toolCallId":"a7","timeout":0}}}}`,
+			want: Event{Type: "tool_call", Subtype: "started", CallID: "a7", Started: []Call{{ID: "a7", Kind: "fooToolCall"}}},
+		},
+		{
+			name: "payload-wrapped shape",
+			line: `{"type":"tool_call","subtype":"started","payload":{"toolCall":{"id":"tool-123","shellToolCall":{"args":{"command":"ls"}}}}}`,
+			want: Event{Type: "tool_call", Subtype: "started", CallID: "tool-123", Started: []Call{{ID: "tool-123", Kind: "shellToolCall", Command: "ls"}}},
+		},
+		{
+			name: "command preferred over path",
+			line: `{"type":"tool_call","subtype":"started","call_id":"x","tool_call":{"shellToolCall":{"args":{"path":"/p","command":"make","timeout":1500.5}}}}`,
+			want: Event{Type: "tool_call", Subtype: "started", CallID: "x", Started: []Call{{ID: "x", Kind: "shellToolCall", Command: "make", Timeout: 1500500 * time.Microsecond}}},
+		},
+		{
+			name: "result",
+			line: `{"type":"result","subtype":"success","duration_ms":1,"is_error":false,"result":"done","session_id":"s1","request_id":"r"}`,
+			want: Event{Type: "result", Subtype: "success", SessionID: "s1", Terminal: true},
+		},
+		{
+			name: "unknown type",
+			line: `{"type":"connection","subtype":"reconnecting","attempt":1,"timestamp_ms":3}`,
+			want: Event{Type: "connection", Subtype: "reconnecting", AgentTS: 3},
+		},
+		{name: "plain text", line: "T: Named models unavailable", want: Event{NotJSON: true}},
+		{name: "terminal reset", line: "\x1b[?25h\x1b7\x1b[r\x1b8", want: Event{NotJSON: true}},
+		{name: "array", line: `[1,2]`, want: Event{NotJSON: true}},
+		{name: "trailing garbage", line: `{"type":"result"} x`, want: Event{NotJSON: true}},
+		{name: "broken object", line: `{"type":"tool_call","subtype":"started","call_id":"x" "tool_call":{}}`, want: Event{NotJSON: true}},
+		{name: "crlf", line: "{\"type\":\"user\"}\r", want: Event{Type: "user"}},
+		{name: "empty", line: "", want: Event{NotJSON: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseString(tc.line)
+			if !equalEvent(got, tc.want) {
+				t.Errorf("Parse(%q)\n got %+v\nwant %+v", tc.line, got, tc.want)
+			}
+		})
+	}
+}
+
+func equalEvent(a, b Event) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// TestParseTruncated checks that a completed event whose tool result was
+// cut by the splitter still closes its call.
+func TestParseTruncated(t *testing.T) {
+	t.Parallel()
+	line := `{"type":"tool_call","subtype":"completed","call_id":"big","tool_call":{"readToolCall":{"result":{"success":{"content":"` + strings.Repeat("x", 5000) + `"}}}},"timestamp_ms":9}`
+	ev := Parse(Line{Text: []byte(line[:1000]), Len: int64(len(line)), Newline: true})
+	want := Event{Type: "tool_call", Subtype: "completed", CallID: "big", Ended: []string{"big"}, Truncated: true}
+	if !equalEvent(ev, want) {
+		t.Errorf("got %+v\nwant %+v", ev, want)
+	}
+	cut := Parse(Line{Text: []byte("T: not json"), Len: 5000, Newline: true})
+	if !cut.NotJSON || !cut.Truncated {
+		t.Errorf("truncated text line: %+v", cut)
+	}
+}
+
+// TestTranscriptsPair walks the sample transcripts: every started call must
+// be closed by a completed event with a byte-identical id, and the session
+// id and result must be found.
+func TestTranscriptsPair(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no transcripts")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open := map[string]bool{}
+			var session string
+			var started, ended, notJSON, results int
+			NewSplitter(DefaultKeep, func(l Line) {
+				ev := Parse(l)
+				if ev.NotJSON {
+					notJSON++
+				}
+				if ev.SessionID != "" {
+					session = ev.SessionID
+				}
+				if ev.Terminal {
+					results++
+				}
+				for _, c := range ev.Started {
+					started++
+					open[c.ID] = true
+				}
+				for _, id := range ev.Ended {
+					ended++
+					if !open[id] {
+						t.Errorf("completed %q was never started", id)
+					}
+					delete(open, id)
+				}
+			}).Write(data)
+			if len(open) > 0 || started == 0 || started != ended {
+				t.Errorf("started %d ended %d, left open %v", started, ended, open)
+			}
+			if session == "" || results != 1 {
+				t.Errorf("session %q, results %d", session, results)
+			}
+			if wantNotJSON := bytes.Count(data, []byte("\nT: ")) + boolInt(bytes.HasPrefix(data, []byte("T: "))); notJSON != wantNotJSON {
+				t.Errorf("%d non-JSON lines, want %d", notJSON, wantNotJSON)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// FuzzParse compares the scanner with encoding/json: for any input that is a
+// JSON object, the envelope fields must decode the same; for any input, Parse
+// must not panic and NotJSON must agree with json.Valid on objects.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if len(sc.Bytes()) < 4096 {
+				f.Add(bytes.Clone(sc.Bytes()))
+			}
+		}
+	}
+	f.Add([]byte(`{"type":"tool_call","subtype":"started","call_id":"a\u00e9\ud83d\ude00\"\\","tool_call":{"x":1}}`))
+	f.Add([]byte(`{"type":"t\ud800x","session_id":"\xff"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		ev := Parse(Line{Text: line, Len: int64(len(line)), Newline: true})
+		trimmed := bytes.TrimSpace(line)
+		isObject := json.Valid(line) && len(trimmed) > 0 && trimmed[0] == '{'
+		if !isObject {
+			if !ev.NotJSON && json.Valid(line) {
+				t.Fatalf("valid non-object %q parsed as an event: %+v", line, ev)
+			}
+			return
+		}
+		if bytes.Contains(line, []byte(`\u`)) && bytes.Contains(line, []byte(`"\`)) {
+			// Escaped keys are not decoded by the scanner; cursor never sends them.
+			return
+		}
+		if ev.NotJSON {
+			t.Fatalf("valid object %q reported as not JSON", line)
+		}
+		// Keys match exactly (encoding/json's struct matching would fold
+		// case), and a duplicate key's last value wins, as in the scanner.
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(line, &env); err != nil {
+			t.Fatalf("json.Valid but Unmarshal: %v", err)
+		}
+		str := func(key string) (string, bool) {
+			var v string
+			raw, ok := env[key]
+			return v, ok && json.Unmarshal(raw, &v) == nil
+		}
+		if v, ok := str("type"); ok && v != ev.Type {
+			t.Fatalf("type %q, encoding/json %q", ev.Type, v)
+		}
+		if v, ok := str("subtype"); ok && v != ev.Subtype {
+			t.Fatalf("subtype %q, encoding/json %q", ev.Subtype, v)
+		}
+		if v, ok := str("call_id"); ok && v != "" && ev.Type == "tool_call" && ev.CallID != v {
+			t.Fatalf("call_id %q, encoding/json %q", ev.CallID, v)
+		}
+		if v, ok := str("session_id"); ok && ev.Terminal && ev.SessionID != v {
+			t.Fatalf("session_id %q, encoding/json %q", ev.SessionID, v)
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, tc := range []struct{ name, line string }{
+		{"thinking", `{"type":"thinking","subtype":"delta","text":" integration","session_id":"b7a93e10-2c4d-4e8f-a1b6-0d9c3f5e7a21","timestamp_ms":1789996802223}`},
+		{"started", `{"type":"tool_call","subtype":"started","call_id":"call-7b2e9c14-0\nfc_5a1c9e3d_0","tool_call":{"shellToolCall":{"args":{"command":"go test ./...","workingDirectory":"","timeout":30000,"toolCallId":"call-7b2e9c14-0\nfc_5a1c9e3d_0"}}},"model_call_id":"m","session_id":"s","timestamp_ms":1}`},
+		{"result1MiB", `{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"result":{"success":{"content":"` + strings.Repeat(`ab\"cd\\n`, 1<<17) + `"}}}},"session_id":"s","timestamp_ms":2}`},
+	} {
+		line := Line{Text: []byte(tc.line), Len: int64(len(tc.line)), Newline: true}
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(line)
+			}
+		})
+	}
+}
