@@ -1,0 +1,94 @@
+package watchdog
+
+import "time"
+
+// Activity is a cumulative sample of the agent's whole process tree: CPU
+// time used and bytes read, as /proc reports them. Only differences
+// between samples matter.
+//
+// # Why
+//
+// Without partial output a healthy cursor-agent can be silent for many
+// minutes while the model writes a long reply, and 25–39 s while it
+// compacts its context. A hung agent is idle. A stalled Claude Code was
+// measured at 0.4–1.1% of a core and 100–170 B/s read (keep-alives), so
+// only activity above both floors' reach counts as evidence.
+type Activity struct {
+	CPU       time.Duration
+	ReadBytes int64
+}
+
+// Evidence is what the activity probe saw, for the hang record.
+type Evidence struct {
+	Windows       int           // windows evaluated since the last output
+	ActiveWindows int           // of which above a floor
+	CPUPercent    float64       // in the last window, percent of one core
+	ReadPerSec    float64       // in the last window, bytes per second
+	Extended      time.Duration // silence excused beyond the idle timeout
+}
+
+// activityWindow is the span one activity decision looks back over.
+const activityWindow = 2 * time.Second
+
+// window is the evaluation window: never more than half the idle timeout,
+// so its start falls after the last output and the sample that opens it is
+// taken by a timer, not on the event path.
+func (w *Watchdog) window() time.Duration {
+	return min(activityWindow, w.th.IdleTimeout/2)
+}
+
+// probing reports whether the idle rule is the one that can fire, and
+// activity may excuse it.
+func (w *Watchdog) probing() bool {
+	return w.th.ActivityProbe && !w.done && len(w.calls) == 0 && w.window() > 0
+}
+
+// wantsWindowStart reports whether a sample is wanted to open the window
+// that ends at the idle deadline.
+func (w *Watchdog) wantsWindowStart() bool {
+	return w.probing() && !(w.win.ok && !w.win.at.Before(w.last))
+}
+
+// WantsActivity reports whether a sample taken at now would be used: the
+// orchestrator samples the tree only then, so a flowing stream costs
+// nothing.
+func (w *Watchdog) WantsActivity(now time.Time) bool {
+	return w.probing() && !now.Before(w.idleDue().Add(-w.window()))
+}
+
+// ObserveActivity feeds a sample of the agent's tree taken at now. A sample
+// opens a window; a sample at or after the idle deadline closes it and
+// decides: above a floor, the silence is excused for one more window (up to
+// MaxSilence); below, the idle rule stands. Samples never move the silence
+// clock itself.
+func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
+	if !w.probing() {
+		return
+	}
+	if !w.win.ok || w.win.at.Before(w.last) {
+		w.win = sample{at: now, a: a, ok: true}
+		w.evidence = Evidence{}
+		return
+	}
+	if now.Before(w.idleDue()) {
+		return // keep the window open until the deadline
+	}
+	dt := now.Sub(w.win.at)
+	if dt <= 0 {
+		return
+	}
+	cpu := max(a.CPU-w.win.a.CPU, 0)
+	read := max(a.ReadBytes-w.win.a.ReadBytes, 0)
+	w.evidence.Windows++
+	w.evidence.CPUPercent = 100 * cpu.Seconds() / dt.Seconds()
+	w.evidence.ReadPerSec = float64(read) / dt.Seconds()
+	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor
+	if active {
+		w.evidence.ActiveWindows++
+		w.activeThrough = now.Add(w.window())
+		if ext := w.idleDue().Sub(w.last.Add(w.th.IdleTimeout)); ext > 0 {
+			w.evidence.Extended = ext
+		}
+	}
+	w.win = sample{at: now, a: a, ok: true}
+}

@@ -1,0 +1,311 @@
+// Package watchdog decides when a headless agent is hung. Its Watchdog is a
+// pure state machine: it is fed the agent's events, samples of its process
+// tree's activity and an explicit time, and it answers a Verdict, a Reason
+// and the next instant at which its answer could change. It owns no
+// goroutine and never reads the clock, so the orchestrator can time it
+// exactly and tests can drive it with a fake clock. The package also reads,
+// validates and watches the config file that holds its thresholds.
+package watchdog
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"cursor-wrap/stream"
+)
+
+// A Verdict is the watchdog's answer at one instant.
+type Verdict int
+
+const (
+	// OK: output is flowing or silence is still short.
+	OK Verdict = iota
+	// Waiting: tool calls are running, so silence is expected.
+	Waiting
+	// Warn: a hang will be declared at Reason.HangAt unless output arrives.
+	Warn
+	// Hang: the agent is hung; kill it.
+	Hang
+	// Overdue: the agent finished its answer but has not exited within
+	// the exit grace; kill it, and count the run as a success.
+	Overdue
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case OK:
+		return "ok"
+	case Waiting:
+		return "waiting"
+	case Warn:
+		return "warn"
+	case Hang:
+		return "hang"
+	case Overdue:
+		return "overdue"
+	}
+	return "unknown"
+}
+
+// Notice flags an event the watchdog tolerated but the log should mention.
+type Notice int
+
+const (
+	NoNotice Notice = iota
+	// UnknownCall: a call ended that never started (or ended twice).
+	UnknownCall
+	// DuplicateCall: a call started again; its first start is kept.
+	DuplicateCall
+)
+
+// A call is an open tool call.
+type call struct {
+	stream.Call
+	start time.Time
+}
+
+// sample is an activity sample taken at an instant.
+type sample struct {
+	at time.Time
+	a  Activity
+	ok bool
+}
+
+// A Watchdog tracks one attempt of one agent run.
+//
+// # Rules
+//
+// Any output proves the stream alive. With no tool call open, a silence
+// that reaches IdleTimeout is a hang, unless the agent's process tree was
+// busy in the window just before (see Activity), which extends the limit
+// window by window up to MaxSilence. With calls open, each call has its own
+// deadline from its own start: the declared timeout plus ToolGrace, else
+// ToolTimeouts[kind], else IdleTimeout. A hang then needs every open call
+// past its deadline and a silence that reaches IdleTimeout (events that
+// still flow prove the agent alive even when a completion was lost).
+// HardTimeout caps the attempt whatever the stream says. After the
+// terminal event there is no hang, only Overdue once ExitGrace passes
+// without output.
+type Watchdog struct {
+	th       Thresholds
+	start    time.Time
+	last     time.Time // last output of any kind
+	lastType string    // of the last line: its type, "text" if not JSON
+	lastSub  string
+	calls    map[string]*call
+	session  string
+	done     bool
+
+	win           sample    // start of the current activity window
+	activeThrough time.Time // silence tolerated through here on evidence
+	evidence      Evidence
+}
+
+// New returns a Watchdog for an attempt that started at start.
+func New(th Thresholds, start time.Time) *Watchdog {
+	return &Watchdog{th: th, start: start, last: start, lastType: "start", calls: map[string]*call{}}
+}
+
+// Thresholds returns the thresholds in force.
+func (w *Watchdog) Thresholds() Thresholds { return w.th }
+
+// SetThresholds replaces the thresholds. Deadlines are derived from them at
+// each check, so open calls' deadlines move at once; the caller should Check
+// right away, since the new values may make a hang due.
+func (w *Watchdog) SetThresholds(th Thresholds) { w.th = th }
+
+// SessionID returns the session id the stream announced, if any.
+func (w *Watchdog) SessionID() string { return w.session }
+
+// Done reports whether the terminal event arrived.
+func (w *Watchdog) Done() bool { return w.done }
+
+// Output records bytes that arrived without completing a line, or output
+// the orchestrator could not read because its own stdout was blocked: both
+// prove the agent alive.
+func (w *Watchdog) Output(now time.Time) {
+	if now.After(w.last) {
+		w.last = now
+	}
+}
+
+// ProcessEvent records one line of output received at now.
+func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
+	w.Output(now)
+	w.lastType, w.lastSub = ev.Type, ev.Subtype
+	if ev.NotJSON {
+		w.lastType = "text"
+	}
+	if ev.SessionID != "" {
+		w.session = ev.SessionID
+	}
+	notice := NoNotice
+	for _, c := range ev.Started {
+		if _, ok := w.calls[c.ID]; ok {
+			notice = DuplicateCall
+			continue
+		}
+		w.calls[c.ID] = &call{Call: c, start: now}
+	}
+	for _, id := range ev.Ended {
+		if _, ok := w.calls[id]; !ok {
+			notice = UnknownCall
+			continue
+		}
+		delete(w.calls, id)
+	}
+	if ev.Terminal {
+		w.done = true
+	}
+	return notice
+}
+
+// budget is how long a call may run before it counts as overdue.
+func (w *Watchdog) budget(c *call) time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout + w.th.ToolGrace
+	}
+	if d, ok := w.th.ToolTimeouts[c.Kind]; ok && d > 0 {
+		return d
+	}
+	return w.th.IdleTimeout
+}
+
+// maxSilence is the longest silence that activity evidence can excuse.
+func (w *Watchdog) maxSilence() time.Duration {
+	return max(w.th.MaxSilence, w.th.IdleTimeout)
+}
+
+// idleDue is when the idle rule declares a hang, evidence included.
+func (w *Watchdog) idleDue() time.Time {
+	due := w.last.Add(w.th.IdleTimeout)
+	if w.activeThrough.After(due) {
+		due = w.activeThrough
+		if limit := w.last.Add(w.maxSilence()); due.After(limit) {
+			due = limit
+		}
+	}
+	return due
+}
+
+// exitDue is when an agent that finished its answer is overdue: the exit
+// grace runs from the terminal event or from any output after it, so an
+// agent still writing is never cut off.
+func (w *Watchdog) exitDue() time.Time {
+	return w.last.Add(w.th.ExitGrace)
+}
+
+// hangAt is when the stream rules (not the hard deadline) declare a hang.
+func (w *Watchdog) hangAt() (at time.Time, kind string) {
+	if len(w.calls) == 0 {
+		return w.idleDue(), KindIdle
+	}
+	at = w.last.Add(w.th.IdleTimeout)
+	for _, c := range w.calls {
+		if d := c.start.Add(w.budget(c)); d.After(at) {
+			at = d
+		}
+	}
+	return at, KindTool
+}
+
+// killAt is the earliest instant any rule declares a hang.
+func (w *Watchdog) killAt() (time.Time, string) {
+	at, kind := w.hangAt()
+	if w.th.HardTimeout > 0 {
+		if hard := w.start.Add(w.th.HardTimeout); !hard.After(at) {
+			return hard, KindDeadline
+		}
+	}
+	return at, kind
+}
+
+// Check returns the verdict at now and the reason behind it.
+func (w *Watchdog) Check(now time.Time) (Verdict, Reason) {
+	if w.done {
+		due := w.exitDue()
+		r := w.reason(now, due, KindExit)
+		if !now.Before(due) {
+			return Overdue, r
+		}
+		return OK, r
+	}
+	at, kind := w.killAt()
+	r := w.reason(now, at, kind)
+	switch {
+	case !now.Before(at):
+		return Hang, r
+	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
+		return Warn, r
+	case len(w.calls) > 0:
+		return Waiting, r
+	}
+	return OK, r
+}
+
+// NextDeadline returns the next instant after now at which Check's answer
+// can change, or when an activity sample is wanted; zero if none.
+func (w *Watchdog) NextDeadline(now time.Time) time.Time {
+	var next time.Time
+	consider := func(t time.Time) {
+		if t.After(now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	if w.done {
+		consider(w.exitDue())
+		return next
+	}
+	at, _ := w.killAt()
+	consider(at)
+	if w.th.WarnBefore > 0 {
+		consider(at.Add(-w.th.WarnBefore))
+	}
+	if w.wantsWindowStart() {
+		consider(w.idleDue().Add(-w.window()))
+	}
+	return next
+}
+
+// KindIdle and the other kinds say which rule a Reason is about.
+const (
+	KindIdle     = "idle"     // silence with no tool call open
+	KindTool     = "tool"     // every open call past its deadline
+	KindDeadline = "deadline" // the attempt's hard timeout
+	KindExit     = "exit"     // answer complete, agent did not exit
+)
+
+func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
+	r := Reason{
+		Kind:          kind,
+		Silence:       now.Sub(w.last),
+		Elapsed:       now.Sub(w.start),
+		LastEventType: w.lastType,
+		OpenCalls:     make([]OpenCall, 0, len(w.calls)),
+		DueIn:         due.Sub(now),
+		SessionID:     w.session,
+		Evidence:      w.evidence,
+	}
+	if w.lastSub != "" {
+		r.LastEventType += "/" + w.lastSub
+	}
+	switch kind {
+	case KindIdle:
+		r.Threshold = w.th.IdleTimeout
+	case KindDeadline:
+		r.Threshold = w.th.HardTimeout
+	case KindExit:
+		r.Threshold = w.th.ExitGrace
+	}
+	for _, c := range w.calls {
+		r.OpenCalls = append(r.OpenCalls, OpenCall{
+			ID: c.ID, Kind: c.Kind, Command: c.Command,
+			Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: w.budget(c),
+		})
+	}
+	slices.SortFunc(r.OpenCalls, func(a, b OpenCall) int {
+		return cmp.Or(cmp.Compare(b.Elapsed, a.Elapsed), cmp.Compare(a.ID, b.ID))
+	})
+	return r
+}
