@@ -1,0 +1,341 @@
+// Package fakeagent is a stand-in for a headless agent CLI: it runs a
+// script of steps (print lines, replay a transcript with its timing,
+// hang, ignore SIGTERM, spawn escaping grandchildren, burn CPU, exit) so
+// the wrapper can be tested and demonstrated without the real thing.
+//
+// Tests re-execute their own binary with EnvVar set and call Main, like
+// os/exec's helper process; the wrapper's demo re-executes the wrapper;
+// cmd/fakeagent is the same as a standalone program.
+package fakeagent
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+// EnvVar, when set in a process's environment, makes a binary that links
+// this package behave as the fake agent (see Main).
+const EnvVar = "CURSOR_WRAP_FAKEAGENT"
+
+// Usage lists the steps Main understands.
+const Usage = `fakeagent STEP...
+  line TEXT        print TEXT and a newline
+  raw TEXT         print TEXT without a newline
+  err TEXT         print TEXT and a newline on stderr
+  replay FILE [X]  print FILE's lines, sleeping as their timestamp_ms say, X times faster
+  sleep DURATION   sleep
+  hang             sleep forever
+  ignore-term      ignore SIGTERM from now on
+  buffered         block-buffer stdout when it is not a terminal, as C stdio does
+  stdin            read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}
+  tty              print {"type":"tty",…}: what stdout, stdin and stderr are
+  big N            print one JSON line of N bytes
+  burn DURATION    use CPU without printing
+  read DURATION    read /dev/zero without printing
+  group-child      start a child in the same process group that sleeps forever
+  setsid-child     start a child in its own session that ignores SIGTERM and SIGHUP
+  hold-pty         start a setsid child that keeps stdout open and sleeps
+  exit N           exit with status N
+  kill SIGNAL      kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)`
+
+// Main runs the steps in args and returns the exit status.
+func Main(args []string) int {
+	a := &agent{out: bufio.NewWriterSize(os.Stdout, 64<<10), flush: true}
+	defer a.out.Flush()
+	for len(args) > 0 {
+		n, err := a.step(args)
+		if err != nil {
+			a.out.Flush()
+			fmt.Fprintln(os.Stderr, "fakeagent:", err)
+			return 2
+		}
+		if a.exit >= 0 {
+			a.out.Flush()
+			return a.exit
+		}
+		args = args[n:]
+	}
+	return 0
+}
+
+type agent struct {
+	out   *bufio.Writer
+	flush bool // flush after each line, as a terminal's line buffering does
+	exit  int
+}
+
+func (a *agent) println(s string) {
+	a.out.WriteString(s)
+	a.out.WriteByte('\n')
+	if a.flush {
+		a.out.Flush()
+	}
+}
+
+// step runs the step at the head of args and returns how many args it used.
+func (a *agent) step(args []string) (int, error) {
+	a.exit = -1
+	need := func(n int) error {
+		if len(args) <= n {
+			return fmt.Errorf("%s needs %d argument(s)", args[0], n)
+		}
+		return nil
+	}
+	dur := func() (time.Duration, error) {
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		return time.ParseDuration(args[1])
+	}
+	switch args[0] {
+	case "line":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		a.println(args[1])
+		return 2, nil
+	case "raw":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		a.out.WriteString(args[1])
+		a.out.Flush()
+		return 2, nil
+	case "err":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		fmt.Fprintln(os.Stderr, args[1])
+		return 2, nil
+	case "replay":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		speed, used := 1.0, 2
+		if len(args) > 2 {
+			if f, err := strconv.ParseFloat(args[2], 64); err == nil && f > 0 {
+				speed, used = f, 3
+			}
+		}
+		return used, a.replay(args[1], speed)
+	case "sleep":
+		d, err := dur()
+		if err != nil {
+			return 0, err
+		}
+		a.out.Flush()
+		time.Sleep(d)
+		return 2, nil
+	case "hang":
+		a.out.Flush()
+		sleepForever()
+	case "ignore-term":
+		signal.Ignore(syscall.SIGTERM)
+		return 1, nil
+	case "buffered":
+		a.flush = term.IsTerminal(1)
+		return 1, nil
+	case "stdin":
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return 0, err
+		}
+		sum := sha256.Sum256(b)
+		a.printJSON(map[string]any{"type": "stdin", "bytes": len(b), "sha256": hex.EncodeToString(sum[:])})
+		return 1, nil
+	case "tty":
+		a.printJSON(ttyReport())
+		return 1, nil
+	case "big":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return 0, err
+		}
+		a.big(n)
+		return 2, nil
+	case "burn":
+		d, err := dur()
+		if err != nil {
+			return 0, err
+		}
+		a.out.Flush()
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+		return 2, nil
+	case "read":
+		d, err := dur()
+		if err != nil {
+			return 0, err
+		}
+		a.out.Flush()
+		f, err := os.Open("/dev/zero")
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		buf := make([]byte, 64<<10)
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			f.Read(buf)
+			time.Sleep(time.Millisecond)
+		}
+		return 2, nil
+	case "group-child", "setsid-child", "hold-pty":
+		return 1, a.child(args[0])
+	case "exit":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return 0, err
+		}
+		a.exit = n
+		return 2, nil
+	case "kill":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		sig := unix.SignalNum("SIG" + strings.TrimPrefix(args[1], "SIG"))
+		if sig == 0 {
+			return 0, fmt.Errorf("unknown signal %s", args[1])
+		}
+		a.out.Flush()
+		signal.Reset(sig)
+		syscall.Kill(os.Getpid(), sig)
+		time.Sleep(time.Second)
+		return 0, fmt.Errorf("signal %s did not kill", args[1])
+	case "sleeper":
+		// Internal: the body of the children started above.
+		if len(args) > 1 && args[1] == "ignore" {
+			signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		}
+		sleepForever()
+	}
+	return 0, fmt.Errorf("unknown step %q\n%s", args[0], Usage)
+}
+
+// sleepForever blocks without looking deadlocked to the Go runtime.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func (a *agent) printJSON(v any) {
+	b, _ := json.Marshal(v)
+	a.println(string(b))
+}
+
+// big prints a JSON line of exactly n bytes (n ≥ 32) without holding it.
+func (a *agent) big(n int) {
+	head := `{"type":"big","data":"`
+	tail := `"}`
+	a.out.WriteString(head)
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for left := n - len(head) - len(tail); left > 0; {
+		k := min(left, len(chunk))
+		a.out.Write(chunk[:k])
+		left -= k
+	}
+	a.out.WriteString(tail)
+	a.out.WriteByte('\n')
+	a.out.Flush()
+}
+
+// replay prints a transcript's lines, sleeping between lines as their
+// timestamp_ms fields are apart, divided by speed.
+func (a *agent) replay(path string, speed float64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var prev int64
+	for line := range bytes.Lines(data) {
+		var env struct {
+			TS int64 `json:"timestamp_ms"`
+		}
+		// Huge lines are tool results: not worth decoding for a timestamp.
+		if len(line) < 1<<16 && json.Unmarshal(line, &env) == nil && env.TS > 0 {
+			if prev > 0 && env.TS > prev {
+				a.out.Flush()
+				time.Sleep(time.Duration(float64(env.TS-prev) * float64(time.Millisecond) / speed))
+			}
+			prev = env.TS
+		}
+		a.out.Write(line)
+		if a.flush {
+			a.out.Flush()
+		}
+	}
+	return nil
+}
+
+// child starts a descendant the way real agents start their tools.
+func (a *agent) child(kind string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "sleeper")
+	cmd.Env = append(os.Environ(), EnvVar+"=1")
+	switch kind {
+	case "setsid-child":
+		cmd.Args = append(cmd.Args, "ignore")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	case "hold-pty":
+		cmd.Stdout = os.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	a.printJSON(map[string]any{"type": "child", "kind": kind, "pid": cmd.Process.Pid})
+	return nil
+}
+
+// ttyReport says what the agent's standard streams are.
+func ttyReport() map[string]any {
+	r := map[string]any{
+		"type":   "tty",
+		"stdin":  term.IsTerminal(0),
+		"stdout": term.IsTerminal(1),
+		"stderr": term.IsTerminal(2),
+	}
+	if ws, err := unix.IoctlGetWinsize(1, unix.TIOCGWINSZ); err == nil {
+		r["rows"], r["cols"] = ws.Row, ws.Col
+	}
+	if t, err := unix.IoctlGetTermios(1, unix.TCGETS); err == nil {
+		r["opost"] = t.Oflag&unix.OPOST != 0
+		r["onlcr"] = t.Oflag&unix.ONLCR != 0
+		r["echo"] = t.Lflag&unix.ECHO != 0
+	}
+	if b, err := os.ReadFile("/proc/self/status"); err == nil {
+		for line := range bytes.Lines(b) {
+			if v, ok := bytes.CutPrefix(line, []byte("SigIgn:")); ok {
+				r["sig_ign"] = string(bytes.TrimSpace(v))
+			}
+		}
+	}
+	pgid, _ := unix.Getpgid(0)
+	sid, _ := unix.Getsid(0)
+	r["pid"], r["pgid"], r["sid"] = os.Getpid(), pgid, sid
+	return r
+}
