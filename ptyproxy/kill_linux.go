@@ -1,0 +1,152 @@
+package ptyproxy
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Init prepares the process to run agents; call it once before Run.
+//
+// It makes the wrapper a child subreaper, so a descendant that escaped
+// with setsid and lost its parent reparents to the wrapper, where it can
+// still be found and killed, and reaps those orphans as they exit. It marks
+// inherited file descriptors close-on-exec, so the agent cannot hold open
+// a pipe the wrapper's own caller is waiting on.
+func Init() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return errors.New("ptyproxy: cannot become a child subreaper: " + err.Error())
+	}
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
+		}
+	}
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	go func() {
+		for range chld {
+			reapOrphans()
+		}
+	}()
+	return nil
+}
+
+// reapOrphans collects the exit status of the wrapper's children that no
+// os/exec Cmd waits for, by pid: a wait on any child could steal an
+// agent's status from its Cmd.
+func reapOrphans() {
+	startMu.Lock()
+	defer startMu.Unlock()
+	for _, pid := range children(os.Getpid()) {
+		if agents[pid] {
+			continue
+		}
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Not dead yet is fine.
+	}
+}
+
+// errRecycled means a pid now names another process than the one seen.
+var errRecycled = errors.New("ptyproxy: pid reused")
+
+// signalExact signals the process p names, never one that took its pid
+// since: the pidfd pins the process, then its start time is checked.
+func signalExact(p procInfo, sig syscall.Signal) error {
+	fd, err := unix.PidfdOpen(p.pid, 0)
+	if errors.Is(err, unix.ENOSYS) {
+		if cur, ok := readStat(p.pid); !ok || cur.start != p.start {
+			return errRecycled
+		}
+		return unix.Kill(p.pid, sig)
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if cur, ok := readStat(p.pid); !ok || cur.start != p.start {
+		return errRecycled
+	}
+	return unix.PidfdSendSignal(fd, sig, nil, 0)
+}
+
+// A killer signals one attempt: the agent's process group at once, and
+// each process of the attempt that left the group one by one.
+type killer struct {
+	tree *tree
+	pgid int
+}
+
+// signal sends sig to the group and to the attempt's processes outside it
+// and returns the targets: -pgid for the group, then pids.
+func (k *killer) signal(sig syscall.Signal) []int {
+	var sent []int
+	procs := k.tree.snapshot()
+	inGroup := false
+	for _, p := range procs {
+		if p.pgid == k.pgid {
+			inGroup = true
+		}
+	}
+	// While the agent is not reaped its zombie keeps the group id taken,
+	// so the id cannot name another group; after that, only a live member
+	// seen just now makes the group signal safe.
+	if inGroup || k.leaderUnreaped() {
+		if err := unix.Kill(-k.pgid, sig); err == nil {
+			sent = append(sent, -k.pgid)
+		}
+	}
+	for _, p := range procs {
+		if p.pgid == k.pgid {
+			continue
+		}
+		if err := signalExact(p, sig); err == nil {
+			sent = append(sent, p.pid)
+		}
+	}
+	return sent
+}
+
+func (k *killer) leaderUnreaped() bool {
+	startMu.Lock()
+	defer startMu.Unlock()
+	return agents[k.pgid]
+}
+
+// groupAlive reports whether a process of the agent's group still runs.
+func (k *killer) groupAlive() bool {
+	for _, p := range k.tree.snapshot() {
+		if p.pgid == k.pgid {
+			return true
+		}
+	}
+	return false
+}
+
+// alive reports whether any process of the attempt still runs.
+func (k *killer) alive() bool { return len(k.tree.snapshot()) > 0 }
+
+// killAll sends SIGKILL until nothing of the attempt is left, reaping the
+// orphans it kills, and returns every target it signalled. A process can
+// fork between a walk and the kill, so it walks again until a walk comes
+// back empty; its orphan then reparents here and the next walk finds it.
+func (k *killer) killAll() []int {
+	var sent []int
+	for round := 0; round < 50; round++ {
+		procs := k.tree.snapshot()
+		if len(procs) == 0 && !k.leaderUnreaped() {
+			break
+		}
+		sent = append(sent, k.signal(syscall.SIGKILL)...)
+		time.Sleep(time.Duration(round+1) * time.Millisecond)
+		reapOrphans()
+	}
+	reapOrphans()
+	return sent
+}

@@ -1,0 +1,466 @@
+package ptyproxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"cursor-wrap/scripts/fakeagent"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+// TestMain re-executes the test binary as the fake agent when asked to,
+// like os/exec's helper process.
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeagent.EnvVar) != "" {
+		os.Exit(fakeagent.Main(os.Args[1:]))
+	}
+	if err := Init(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// output collects what the proxy writes to stdout, with arrival times.
+type output struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	times []time.Time // arrival of each newline
+	onNL  func(line []byte)
+	fail  error // returned by Write once set
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.fail != nil {
+		return 0, o.fail
+	}
+	o.buf.Write(p)
+	for range bytes.Count(p, []byte("\n")) {
+		o.times = append(o.times, time.Now())
+	}
+	if o.onNL != nil && bytes.IndexByte(p, '\n') >= 0 {
+		lines := bytes.Split(bytes.TrimSuffix(o.buf.Bytes(), []byte("\n")), []byte("\n"))
+		o.onNL(lines[len(lines)-1])
+	}
+	return len(p), nil
+}
+
+func (o *output) bytes() []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return bytes.Clone(o.buf.Bytes())
+}
+
+// jsonLines returns the stdout lines that decode as objects of a type.
+func (o *output) jsonLines(typ string) []map[string]any {
+	var out []map[string]any
+	for line := range bytes.Lines(o.bytes()) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) == nil && m["type"] == typ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// agentEnv makes the test binary the fake agent.
+func agentEnv() []string {
+	// The race runtime otherwise sleeps a second at exit.
+	return append(os.Environ(), fakeagent.EnvVar+"=1", "GORACE=atexit_sleep_ms=0")
+}
+
+func fast() watchdog.Thresholds {
+	th := watchdog.DefaultThresholds()
+	th.IdleTimeout = 5 * time.Second
+	th.ExitGrace = 2 * time.Second
+	th.ActivityProbe = false
+	return th
+}
+
+// runAgent runs the fake agent with steps under the proxy.
+func runAgent(t *testing.T, o Options, steps ...string) (Outcome, *output) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &output{}
+	if o.Stdout == nil {
+		o.Stdout = out
+	} else if oo, ok := o.Stdout.(*output); ok {
+		out = oo
+	}
+	o.Path, o.Args = self, steps
+	o.Env = agentEnv()
+	if o.Parse == nil {
+		o.Parse = stream.Parse
+	}
+	if o.Thresholds.IdleTimeout == 0 {
+		o.Thresholds = fast()
+	}
+	if o.KillGrace == 0 {
+		o.KillGrace = time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res, out
+}
+
+// gone fails the test if any of the pids is still alive or a zombie.
+func gone(t *testing.T, pids ...int) {
+	t.Helper()
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			state := "?"
+			if info, ok := readStat(pid); ok {
+				state = string(info.state)
+			}
+			t.Errorf("pid %d survived the attempt (state %s)", pid, state)
+		}
+	}
+}
+
+func childPids(out *output) []int {
+	var pids []int
+	for _, c := range out.jsonLines("child") {
+		pids = append(pids, int(c["pid"].(float64)))
+	}
+	return pids
+}
+
+// TestByteIdentical sends a realistic transcript with a non-JSON line, a
+// 1 MiB line, a 64 MiB line and a last line without a newline, and checks
+// stdout is byte for byte what the agent wrote.
+func TestByteIdentical(t *testing.T) {
+	t.Parallel()
+	transcript, err := os.ReadFile("../stream/testdata/newline-callid.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	want.WriteString("T: Named models unavailable\n")
+	want.WriteString("\x1b[32mcolour\x1b[0m\ttab\r\n\x03\x04\x1a\x7f\n")
+	want.Write(transcript)
+	want.WriteString(`{"type":"big","data":"` + strings.Repeat("y", 1<<20) + "\"}\n")
+	want.WriteString(`{"type":"big","data":"` + strings.Repeat("z", 64<<20) + "\"}\n")
+	want.WriteString(`{"type":"result","subtype":"success"}` + "\x1b[?25h\x1b7")
+	file := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(file, want.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, out := runAgent(t, Options{}, "replay", file, "1000000")
+	got := out.bytes()
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("stdout differs: got %d bytes (sha %s), want %d (sha %s); outcome %+v", len(got), sum(got), want.Len(), sum(want.Bytes()), res)
+	}
+	if res.Cause != Exited || res.ExitCode != 0 || !res.MidLine || res.SessionID == "" {
+		t.Errorf("outcome %+v", res)
+	}
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:8])
+}
+
+// TestTTY checks what the agent sees: stdout a raw terminal of the given
+// size that is its controlling terminal, stdin and stderr pipes, no
+// inherited ignored signals, its own session and group.
+func TestTTY(t *testing.T) {
+	t.Parallel()
+	res, out := runAgent(t, Options{WinSize: WinSize{Rows: 50, Cols: 200}}, "tty", "line", "a\nb")
+	r := out.jsonLines("tty")
+	if len(r) != 1 {
+		t.Fatalf("no tty report in %q", out.bytes())
+	}
+	tty := r[0]
+	for k, want := range map[string]any{"stdout": true, "stdin": false, "stderr": false, "opost": false, "onlcr": false, "echo": false,
+		"rows": 50.0, "cols": 200.0, "sig_ign": "0000000000000000"} {
+		if tty[k] != want {
+			t.Errorf("agent saw %s = %v, want %v", k, tty[k], want)
+		}
+	}
+	if tty["pid"] != tty["pgid"] || tty["pid"] != tty["sid"] {
+		t.Errorf("agent not a session and group leader: %v", tty)
+	}
+	if !bytes.HasSuffix(out.bytes(), []byte("a\nb\n")) {
+		t.Errorf("newlines translated: %q", out.bytes())
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("exit %d", res.ExitCode)
+	}
+}
+
+// TestDefaultSizeAndResize checks the fallback size and a resize through
+// the nonblocking master.
+func TestDefaultSizeAndResize(t *testing.T) {
+	t.Parallel()
+	resize := make(chan WinSize, 1)
+	out := &output{}
+	out.onNL = func(line []byte) {
+		if bytes.Contains(line, []byte(`"type":"tty"`)) && len(resize) == 0 {
+			select {
+			case resize <- WinSize{Rows: 40, Cols: 132}:
+			default:
+			}
+		}
+	}
+	runAgent(t, Options{Stdout: out, Resize: resize}, "tty", "sleep", "300ms", "tty")
+	r := out.jsonLines("tty")
+	if len(r) != 2 {
+		t.Fatalf("want 2 tty reports, got %q", out.bytes())
+	}
+	if r[0]["rows"] != 24.0 || r[0]["cols"] != 80.0 {
+		t.Errorf("default size %vx%v, want 24x80", r[0]["rows"], r[0]["cols"])
+	}
+	if r[1]["rows"] != 40.0 || r[1]["cols"] != 132.0 {
+		t.Errorf("after resize %vx%v, want 40x132", r[1]["rows"], r[1]["cols"])
+	}
+}
+
+// TestLineBufferedLive checks that an agent which block-buffers when piped
+// still delivers each event as it is written, because it sees a terminal.
+func TestLineBufferedLive(t *testing.T) {
+	t.Parallel()
+	_, out := runAgent(t, Options{}, "buffered", "line", `{"type":"a"}`, "sleep", "300ms", "line", `{"type":"b"}`)
+	if len(out.times) != 2 {
+		t.Fatalf("lines: %q", out.bytes())
+	}
+	if gap := out.times[1].Sub(out.times[0]); gap < 250*time.Millisecond {
+		t.Errorf("first event arrived only %v before the second: it was held back", gap)
+	}
+}
+
+func TestStdin(t *testing.T) {
+	t.Parallel()
+	input := bytes.Repeat([]byte("prompt "), 150000) // larger than a pipe
+	s := sha256.Sum256(input)
+	_, out := runAgent(t, Options{Stdin: bytes.NewReader(input)}, "stdin")
+	r := out.jsonLines("stdin")
+	if len(r) != 1 || r[0]["bytes"] != float64(len(input)) || r[0]["sha256"] != hex.EncodeToString(s[:]) {
+		t.Fatalf("agent read %v", r)
+	}
+	// With no input the agent's stdin is closed at once: it reads EOF.
+	_, out = runAgent(t, Options{}, "stdin")
+	if r := out.jsonLines("stdin"); len(r) != 1 || r[0]["bytes"] != 0.0 {
+		t.Fatalf("agent read %v", r)
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{0, 1, 2, 3, 126, 255} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			t.Parallel()
+			res, _ := runAgent(t, Options{}, "exit", fmt.Sprint(code))
+			if res.Cause != Exited || res.ExitCode != code || res.ExitSignal != 0 {
+				t.Errorf("outcome %+v", res)
+			}
+		})
+	}
+	t.Run("SIGSEGV", func(t *testing.T) {
+		t.Parallel()
+		// The Go runtime turns SIGSEGV into exit 2, so a shell plays the agent.
+		res, err := Run(context.Background(), Options{Path: "/bin/sh", Args: []string{"-c", "kill -SEGV $$"}, Stdout: io.Discard, Thresholds: fast()})
+		if err != nil || res.ExitSignal != syscall.SIGSEGV || res.ExitCode != -1 {
+			t.Errorf("outcome %+v, %v", res, err)
+		}
+	})
+	t.Run("SIGHUP", func(t *testing.T) {
+		t.Parallel()
+		res, _ := runAgent(t, Options{}, "kill", "HUP")
+		if res.ExitSignal != syscall.SIGHUP || res.ExitCode != -1 {
+			t.Errorf("outcome %+v", res)
+		}
+	})
+}
+
+func TestStartErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "agent")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	for path, want := range map[string]error{filepath.Join(dir, "missing"): ErrNotFound, notExec: ErrNotExecutable, dir: ErrNotExecutable} {
+		_, err := Run(context.Background(), Options{Path: path, Stdout: io.Discard})
+		if !errors.Is(err, want) {
+			t.Errorf("Run(%s) = %v, want %v", path, err, want)
+		}
+	}
+}
+
+// TestHangKill checks the idle rule end to end: the agent that stops
+// talking is stopped, its whole tree with it, including a descendant that
+// moved to its own session and ignores SIGTERM and SIGHUP.
+func TestHangKill(t *testing.T) {
+	t.Parallel()
+	th := fast()
+	th.IdleTimeout = time.Second
+	start := time.Now()
+	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 3 * time.Second},
+		"setsid-child", "group-child", "hold-pty", "line", `{"type":"thinking","subtype":"delta"}`, "hang")
+	took := time.Since(start)
+	if res.Cause != Hung || res.Reason.Kind != watchdog.KindIdle {
+		t.Fatalf("outcome %+v", res)
+	}
+	if res.ExitSignal != syscall.SIGTERM {
+		t.Errorf("agent ended by %v, want SIGTERM", res.ExitSignal)
+	}
+	// The agent honours SIGTERM, so the grace is not waited out even though
+	// its setsid child ignores SIGTERM.
+	if took > 2500*time.Millisecond {
+		t.Errorf("took %v", took)
+	}
+	pids := childPids(out)
+	if len(pids) != 3 {
+		t.Fatalf("children: %q", out.bytes())
+	}
+	gone(t, pids...)
+}
+
+// TestIgnoreTerm checks that an agent ignoring SIGTERM dies by SIGKILL
+// after the grace.
+func TestIgnoreTerm(t *testing.T) {
+	t.Parallel()
+	th := fast()
+	th.IdleTimeout = time.Second
+	start := time.Now()
+	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 400 * time.Millisecond}, "ignore-term", "setsid-child", "hang")
+	took := time.Since(start)
+	if res.Cause != Hung || res.ExitSignal != syscall.SIGKILL {
+		t.Fatalf("outcome %+v", res)
+	}
+	if took < 1400*time.Millisecond || took > 2500*time.Millisecond {
+		t.Errorf("took %v, want about idle 1s + grace 400ms", took)
+	}
+	gone(t, childPids(out)...)
+}
+
+// TestStoppedAgent checks that a stopped agent is continued so it can die
+// by SIGTERM well before the grace is over.
+func TestStoppedAgent(t *testing.T) {
+	t.Parallel()
+	th := fast()
+	th.IdleTimeout = time.Second
+	out := &output{}
+	out.onNL = func(line []byte) {
+		var tty struct{ Pid int }
+		if json.Unmarshal(line, &tty) == nil && tty.Pid > 0 {
+			syscall.Kill(tty.Pid, syscall.SIGSTOP)
+		}
+	}
+	start := time.Now()
+	res, _ := runAgent(t, Options{Stdout: out, Thresholds: th, KillGrace: 5 * time.Second}, "tty", "hang")
+	if res.Cause != Hung || res.ExitSignal != syscall.SIGTERM {
+		t.Fatalf("outcome %+v", res)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v: the stopped agent waited for SIGKILL", took)
+	}
+}
+
+// TestHeldPTY checks that an agent whose grandchild keeps the PTY open
+// does not keep the attempt alive after it exits, loses no output, and
+// leaves no process behind.
+func TestHeldPTY(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	res, out := runAgent(t, Options{}, "hold-pty", "big", "65536", "line", "last", "exit", "0")
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if res.Cause != Exited || res.ExitCode != 0 {
+		t.Errorf("outcome %+v", res)
+	}
+	if !bytes.HasSuffix(out.bytes(), []byte("\nlast\n")) || len(out.bytes()) < 65536 {
+		t.Errorf("output lost: %d bytes", len(out.bytes()))
+	}
+	gone(t, childPids(out)...)
+}
+
+// TestOverdue checks the post-result rule: an agent that prints its result
+// and lingers is killed after the exit grace, and it is no hang.
+func TestOverdue(t *testing.T) {
+	t.Parallel()
+	th := fast()
+	th.IdleTimeout = 300 * time.Millisecond // after the result, never a hang
+	th.ExitGrace = 600 * time.Millisecond
+	out := &output{}
+	var resultAt time.Time
+	out.onNL = func([]byte) { resultAt = time.Now() }
+	res, _ := runAgent(t, Options{Stdout: out, Thresholds: th}, "line", `{"type":"result","subtype":"success","session_id":"s"}`, "hang")
+	if res.Cause != Overdue || !res.Done || res.SessionID != "s" {
+		t.Fatalf("outcome %+v", res)
+	}
+	if took := res.Ended.Sub(resultAt); took < 600*time.Millisecond || took > 1200*time.Millisecond {
+		t.Errorf("ended %v after the result, want about the exit grace", took)
+	}
+}
+
+// TestDownstreamClosed checks that a stdout that fails ends the attempt:
+// the agent is stopped rather than left running.
+func TestDownstreamClosed(t *testing.T) {
+	t.Parallel()
+	out := &output{fail: syscall.EPIPE}
+	start := time.Now()
+	res, _ := runAgent(t, Options{Stdout: out}, "line", "x", "hang")
+	if res.Cause != Downstream || res.ExitSignal != syscall.SIGTERM {
+		t.Errorf("outcome %+v", res)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
+
+func TestSignalForwarded(t *testing.T) {
+	t.Parallel()
+	sigs := make(chan os.Signal, 1)
+	out := &output{}
+	out.onNL = func([]byte) {
+		select {
+		case sigs <- syscall.SIGINT:
+		default:
+		}
+	}
+	res, _ := runAgent(t, Options{Stdout: out, Signals: sigs}, "line", "ready", "hang")
+	if res.Cause != Interrupted || res.Signal != syscall.SIGINT || res.ExitSignal != syscall.SIGINT {
+		t.Errorf("outcome %+v", res)
+	}
+}
+
+// TestCancel checks that cancelling the context kills the tree at once.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	self, _ := os.Executable()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &output{}
+	out.onNL = func([]byte) { cancel() }
+	start := time.Now()
+	res, err := Run(ctx, Options{Path: self, Args: []string{"ignore-term", "line", "x", "hang"},
+		Env: agentEnv(), Stdout: out, Parse: stream.Parse, Thresholds: fast(), KillGrace: 10 * time.Second})
+	if err != nil || res.Cause != Cancelled || res.ExitSignal != syscall.SIGKILL {
+		t.Errorf("Run = %+v, %v", res, err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
+	}
+}
