@@ -1,0 +1,51 @@
+package shellhook
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// The shell tests put symlinks to this test binary on PATH, named cursor-wrap
+// and like the real agents. Run through one of them with recordEnv set, it
+// records how it was called in that directory and exits with exitEnv.
+const (
+	recordEnv = "SHELLHOOK_TEST_RECORD"
+	exitEnv   = "SHELLHOOK_TEST_EXIT"
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(recordEnv); dir != "" {
+		os.Exit(record(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// record writes NAME.argv (each argument NUL-terminated), NAME.stdin and,
+// when FuncEnv is set, NAME.func, where NAME is the command the shell ran.
+func record(dir string) int {
+	name := filepath.Join(dir, filepath.Base(os.Args[0]))
+	var argv []byte
+	for _, a := range os.Args[1:] {
+		argv = append(append(argv, a...), 0)
+	}
+	stdin, err := io.ReadAll(os.Stdin)
+	if err == nil {
+		err = os.WriteFile(name+".argv", argv, 0o600)
+	}
+	if err == nil {
+		err = os.WriteFile(name+".stdin", stdin, 0o600)
+	}
+	if fn, ok := os.LookupEnv(FuncEnv); ok && err == nil {
+		err = os.WriteFile(name+".func", []byte(fn), 0o600)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "record:", err)
+		return 99
+	}
+	code, _ := strconv.Atoi(os.Getenv(exitEnv)) // Unset means 0.
+	return code
+}

@@ -1,0 +1,88 @@
+package shellhook
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotFound means no agent binary was found; main exits 127.
+var ErrNotFound = errors.New("shellhook: agent not found")
+
+// ErrNotExecutable means the agent binary exists but cannot be run; main
+// exits 126.
+var ErrNotExecutable = errors.New("shellhook: agent is not executable")
+
+// ErrIsWrapper means the agent would be cursor-wrap itself, found on PATH or
+// through the depth guard; main exits 127.
+var ErrIsWrapper = errors.New("shellhook: the agent is cursor-wrap itself")
+
+// setAgentBin ends every ErrIsWrapper message: the way out of the loop.
+const setAgentBin = "set agent_bin in the config file (or $CURSOR_WRAP_AGENT_BIN, or --agent-bin) to the real agent's path"
+
+// Resolve returns the path of the agent binary to run.
+//
+// explicit is --agent-bin, $CURSOR_WRAP_AGENT_BIN or the config's agent_bin,
+// already merged by the caller; when set it wins. A path is used as given and
+// must exist, be executable and not be self. A bare name is searched like
+// names. Otherwise each of names is searched, in order, through the entries
+// of pathEnv, in order, and the first executable file wins.
+//
+// self is the wrapper's own executable (os.Executable). A PATH hit that is
+// the same file (os.SameFile: device and inode, so a symlink or hard link to
+// the wrapper counts) is skipped. Empty and relative PATH entries are skipped
+// too, as os/exec refuses them.
+func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
+	// nil when self is unknown or gone: then only the depth guard stops a loop.
+	selfInfo, _ := os.Stat(self)
+	isSelf := func(fi fs.FileInfo) bool { return selfInfo != nil && os.SameFile(fi, selfInfo) }
+
+	if strings.Contains(explicit, "/") {
+		fi, err := os.Stat(explicit)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("%w: %s", ErrNotFound, explicit)
+		case err != nil:
+			return "", fmt.Errorf("%w: %w", ErrNotExecutable, err)
+		case fi.IsDir() || fi.Mode()&0o111 == 0:
+			return "", fmt.Errorf("%w: %s", ErrNotExecutable, explicit)
+		case isSelf(fi):
+			return "", fmt.Errorf("%w: %s is cursor-wrap; %s", ErrIsWrapper, explicit, setAgentBin)
+		}
+		return explicit, nil
+	}
+	if explicit != "" {
+		names = []string{explicit}
+	}
+
+	var wrapper, noExec string
+	for _, name := range names {
+		for _, dir := range filepath.SplitList(pathEnv) {
+			if !filepath.IsAbs(dir) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil || fi.IsDir():
+			case isSelf(fi):
+				wrapper = cmp.Or(wrapper, p)
+			case fi.Mode()&0o111 == 0:
+				noExec = cmp.Or(noExec, p)
+			default:
+				return p, nil
+			}
+		}
+	}
+	switch {
+	case wrapper != "":
+		return "", fmt.Errorf("%w: %s on PATH is cursor-wrap and would run itself; %s", ErrIsWrapper, wrapper, setAgentBin)
+	case noExec != "":
+		return "", fmt.Errorf("%w: %s", ErrNotExecutable, noExec)
+	}
+	return "", fmt.Errorf("%w: no %s on PATH", ErrNotFound, strings.Join(names, " or "))
+}

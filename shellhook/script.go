@@ -1,0 +1,147 @@
+// Package shellhook makes a plain `cursor-agent …` typed in bash, zsh or fish
+// run through cursor-wrap: it writes the shell-init functions, finds the real
+// agent binary behind them, and keeps the wrapper from ever running itself.
+package shellhook
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// FuncEnv names the variable the shell functions set, for the wrapper only,
+// to the function name the user typed (`agent` or `cursor-agent`, …).
+const FuncEnv = "CURSOR_WRAP_SHELL_FUNC"
+
+// ErrUnknownShell is returned by Script for a shell it cannot write for.
+var ErrUnknownShell = errors.New("shellhook: unknown shell")
+
+// ErrUnknownAgent is returned by Script and Binaries for an agent profile
+// they do not know.
+var ErrUnknownAgent = errors.New("shellhook: unknown agent")
+
+// shells lists the supported shells in the order usage text shows them.
+var shells = []string{"bash", "zsh", "fish"}
+
+// profiles maps each agent profile to the commands it installs as functions,
+// in the order Resolve looks for them on PATH.
+var profiles = []struct {
+	name  string
+	funcs []string
+}{
+	{"cursor", []string{"cursor-agent", "agent"}},
+	{"claude", []string{"claude"}},
+	{"codex", []string{"codex"}},
+	{"gemini", []string{"gemini"}},
+	{"opencode", []string{"opencode"}},
+}
+
+// Shells returns the shells Script supports.
+func Shells() []string { return slices.Clone(shells) }
+
+// Agents returns the agent profile names Script and Binaries accept.
+func Agents() []string {
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Binaries returns the command names to look for on PATH for agent, with
+// invoked (the function the user typed, from FuncEnv) first when it is one of
+// them: `agent` looks for agent before cursor-agent.
+func Binaries(agent, invoked string) ([]string, error) {
+	for _, p := range profiles {
+		if p.name != agent {
+			continue
+		}
+		names := slices.Clone(p.funcs)
+		if i := slices.Index(names, invoked); i > 0 {
+			names = slices.Insert(slices.Delete(names, i, i+1), 0, invoked)
+		}
+		return names, nil
+	}
+	return nil, fmt.Errorf("%w %q; known agents: %s", ErrUnknownAgent, agent, strings.Join(Agents(), ", "))
+}
+
+// Script returns the text `cursor-wrap shell-init SHELL` prints: one function
+// per command of each agent profile (nil or empty means cursor only).
+//
+// Each function runs `cursor-wrap --alias --agent PROFILE -- ARGS`, with
+// FuncEnv set for that command alone, and runs the real command instead when
+// CURSOR_WRAP_DISABLE is 1 or cursor-wrap is not on PATH. Evaluating the
+// script twice is harmless.
+//
+// # Aliases
+//
+// bash and zsh expand an alias in command position while parsing, so an alias
+// named like a function would break `NAME() {…}` (zsh: "defining function
+// based on alias") and, left in place, would shadow the function. The script
+// unaliases each name and uses the `function NAME {` form, whose name is never
+// alias-expanded: zsh parses the whole eval'd text before the unalias runs.
+// In fish an alias is a function, which the definition replaces.
+//
+// # fish
+//
+// The functions need fish 3.1 or later, for `VAR=value command`. An empty
+// argument survives in $argv as it does in "$@".
+func Script(shell string, agents []string) (string, error) {
+	var fn string
+	switch shell {
+	case "bash":
+		fn = posixFunc("type -P")
+	case "zsh":
+		fn = posixFunc("whence -p")
+	case "fish":
+		fn = fishFunc
+	default:
+		return "", fmt.Errorf("%w %q; supported shells: %s", ErrUnknownShell, shell, strings.Join(shells, ", "))
+	}
+	if len(agents) == 0 {
+		agents = []string{"cursor"}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# cursor-wrap shell-init %s: `command NAME` or CURSOR_WRAP_DISABLE=1 runs the real NAME.\n", shell)
+	var done []string
+	for _, agent := range agents {
+		if slices.Contains(done, agent) {
+			continue
+		}
+		done = append(done, agent)
+		names, err := Binaries(agent, "")
+		if err != nil {
+			return "", err
+		}
+		for _, name := range names {
+			b.WriteString(strings.NewReplacer("NAME", name, "PROFILE", agent).Replace(fn))
+		}
+	}
+	return b.String(), nil
+}
+
+// posixFunc is the bash and zsh function; lookPath is the builtin that finds
+// an executable on PATH and ignores functions and aliases.
+func posixFunc(lookPath string) string {
+	return `unalias NAME 2>/dev/null || true
+function NAME {
+  if [ "${CURSOR_WRAP_DISABLE-}" = 1 ] || ! ` + lookPath + ` cursor-wrap >/dev/null 2>&1; then
+    command NAME "$@"
+  else
+    ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- "$@"
+  fi
+}
+`
+}
+
+// fishFunc has no --wraps: a function already completes like the command it
+// shares its name with, and fish ignores a function wrapping itself.
+const fishFunc = `function NAME --description 'NAME through cursor-wrap'
+    if test "$CURSOR_WRAP_DISABLE" = 1; or not command -sq cursor-wrap
+        command NAME $argv
+    else
+        ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- $argv
+    end
+end
+`

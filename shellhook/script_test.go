@@ -1,0 +1,99 @@
+package shellhook
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestScriptErrors(t *testing.T) {
+	t.Parallel()
+	for _, shell := range []string{"", "sh", "Bash", "pwsh"} {
+		_, err := Script(shell, nil)
+		if !errors.Is(err, ErrUnknownShell) || !strings.Contains(err.Error(), "bash, zsh, fish") {
+			t.Errorf("Script(%q): %v, want ErrUnknownShell listing bash, zsh, fish", shell, err)
+		}
+	}
+	_, err := Script("bash", []string{"cursor", "aider"})
+	if !errors.Is(err, ErrUnknownAgent) || !strings.Contains(err.Error(), `"aider"; known agents: cursor, claude, codex, gemini, opencode`) {
+		t.Errorf("unknown agent: %v", err)
+	}
+}
+
+func TestScriptFunctions(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		agents []string
+		want   []string
+	}{
+		{nil, []string{"cursor-agent", "agent"}},
+		{[]string{}, []string{"cursor-agent", "agent"}},
+		{[]string{"claude"}, []string{"claude"}},
+		{[]string{"codex", "cursor", "codex"}, []string{"codex", "cursor-agent", "agent"}},
+		{Agents(), []string{"cursor-agent", "agent", "claude", "codex", "gemini", "opencode"}},
+	} {
+		for _, shell := range Shells() {
+			script, err := Script(shell, c.agents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for line := range strings.Lines(script) {
+				if f := strings.Fields(line); len(f) > 1 && f[0] == "function" {
+					got = append(got, f[1])
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s %q defines %q, want %q", shell, c.agents, got, c.want)
+			}
+		}
+	}
+}
+
+func TestBinaries(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		agent, invoked string
+		want           []string
+	}{
+		{"cursor", "", []string{"cursor-agent", "agent"}},
+		{"cursor", "cursor-agent", []string{"cursor-agent", "agent"}},
+		{"cursor", "agent", []string{"agent", "cursor-agent"}},
+		{"cursor", "claude", []string{"cursor-agent", "agent"}},
+		{"claude", "claude", []string{"claude"}},
+		{"opencode", "", []string{"opencode"}},
+	} {
+		got, err := Binaries(c.agent, c.invoked)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("Binaries(%q, %q) = %q, %v; want %q", c.agent, c.invoked, got, err, c.want)
+		}
+	}
+	if _, err := Binaries("aider", ""); !errors.Is(err, ErrUnknownAgent) {
+		t.Errorf("Binaries(aider): %v, want ErrUnknownAgent", err)
+	}
+	// The table must not be changed through a returned slice.
+	names, _ := Binaries("cursor", "agent")
+	names[0] = "x"
+	if got, _ := Binaries("cursor", ""); got[0] != "cursor-agent" {
+		t.Errorf("Binaries shares its table: %q", got)
+	}
+}
+
+func ExampleScript() {
+	script, err := Script("fish", []string{"claude"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(script)
+	// Output:
+	// # cursor-wrap shell-init fish: `command NAME` or CURSOR_WRAP_DISABLE=1 runs the real NAME.
+	// function claude --description 'claude through cursor-wrap'
+	//     if test "$CURSOR_WRAP_DISABLE" = 1; or not command -sq cursor-wrap
+	//         command claude $argv
+	//     else
+	//         CURSOR_WRAP_SHELL_FUNC=claude command cursor-wrap --alias --agent claude -- $argv
+	//     end
+	// end
+}
