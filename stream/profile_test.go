@@ -1,0 +1,71 @@
+package stream
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestCursorArgs(t *testing.T) {
+	t.Parallel()
+	p := Cursor
+	for _, tc := range []struct {
+		args   []string
+		prompt bool
+		mode   Mode
+	}{
+		{[]string{"hello"}, true, Interactive},
+		{[]string{"-p", "hello"}, true, Bytes},
+		{[]string{"-p", "--output-format", "stream-json", "hi"}, true, Events},
+		{[]string{"--print", "--output-format=stream-json"}, false, Events},
+		{[]string{"-p", "--output-format", "json", "--model", "gpt-5"}, false, Bytes},
+		{[]string{"--model", "x", "--api-key", "k", "--workspace", "/w", "--resume", "id", "-p"}, false, Bytes},
+		{[]string{"-p", "--", "-not-a-flag"}, true, Bytes},
+		{[]string{"--help"}, false, Interactive},
+		{[]string{"login"}, true, Interactive},
+	} {
+		if got := p.HasPrompt(tc.args); got != tc.prompt {
+			t.Errorf("HasPrompt(%q) = %v", tc.args, got)
+		}
+		if got := p.ModeOf(tc.args); got != tc.mode {
+			t.Errorf("ModeOf(%q) = %v, want %v", tc.args, got, tc.mode)
+		}
+	}
+}
+
+func TestHeadless(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		d    Direct
+		want []string
+	}{
+		{[]string{"say hi"}, Direct{}, []string{"--print", "--output-format", "stream-json", "say hi"}},
+		{[]string{"-p", "--output-format=stream-json", "x"}, Direct{}, []string{"-p", "--output-format=stream-json", "x"}},
+		{[]string{"-p", "x"}, Direct{Model: "auto", Force: true, Workspace: "/w"},
+			[]string{"--output-format", "stream-json", "--force", "--model", "auto", "--workspace", "/w", "-p", "x"}},
+		{[]string{"-f", "-m", "gpt", "--workspace=/a", "x"}, Direct{Model: "auto", Force: true, Workspace: "/w"},
+			[]string{"--print", "--output-format", "stream-json", "-f", "-m", "gpt", "--workspace=/a", "x"}},
+	} {
+		if got := Cursor.Headless(tc.args, tc.d); !slices.Equal(got, tc.want) {
+			t.Errorf("Headless(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestResume(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--print", "--output-format", "stream-json", "--model", "m", "fix the bug"},
+			[]string{"--print", "--output-format", "stream-json", "--model", "m", "--resume", "S", "continue"}},
+		{[]string{"-p", "--resume", "OLD", "--", "first prompt"},
+			[]string{"-p", "--resume", "S", "continue"}},
+		{[]string{"-p", "--resume=OLD"}, []string{"-p", "--resume", "S", "continue"}},
+	} {
+		if got := Cursor.Resume(tc.args, "S", "continue"); !slices.Equal(got, tc.want) {
+			t.Errorf("Resume(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
