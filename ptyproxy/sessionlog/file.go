@@ -1,0 +1,300 @@
+// Package sessionlog is where the wrapper writes about a session: the JSONL
+// log file of each attempt, and the console (stderr) it shares with the
+// agent's own stderr and a live status line. Secrets are redacted on the
+// way to both.
+package sessionlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A File is one attempt's log file. Records are queued by Write and written
+// by a goroutine of its own, many per write(2), so logging never stalls
+// the output path; a record queued before a SIGKILL of the wrapper is lost,
+// one that reached write(2) is not. Sync waits for the queue and fsyncs.
+//
+// # Failures
+//
+// A log that cannot be created or written is reported once, through the
+// report function, and the session goes on: records are then dropped and
+// counted, and a torn last record is cut back. When writes work again a
+// log_dropped record says how many were lost.
+type File struct {
+	report func(error)
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []byte
+	writing bool
+	synced  uint64 // generation of pending that has reached the file
+	queued  uint64
+	closed  bool
+	dropped int
+	failed  bool
+
+	f     *os.File
+	dir   string
+	name  string
+	start time.Time
+	good  int64 // offset after the last whole record
+}
+
+// maxPending bounds the queue when the disk does not keep up (a stuck NFS
+// mount): past it records are dropped and counted, never the output.
+const maxPending = 16 << 20
+
+// Open creates a log file for an attempt started at start in dir, named
+// with "pending" in place of the session id until Rename. It never fails:
+// a log it cannot create reports why and drops its records.
+func Open(dir string, start time.Time, report func(error)) *File {
+	l := &File{report: report, dir: dir, start: start}
+	l.cond = sync.NewCond(&l.mu)
+	if err := l.create(); err != nil {
+		l.fail(err)
+		return l
+	}
+	go l.loop()
+	return l
+}
+
+func (l *File) create() error {
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return fmt.Errorf("sessionlog: %w", err)
+	}
+	// MkdirAll leaves an existing directory's mode alone.
+	if fi, err := os.Stat(l.dir); err == nil && fi.Mode().Perm() != 0o700 && ownedByUs(fi) {
+		_ = os.Chmod(l.dir, 0o700) // Best effort: the file itself is 0600.
+	}
+	base := fmt.Sprintf("cursor-wrap-%d-pending", l.start.UnixMilli())
+	for n := 1; ; n++ {
+		name := base + ".jsonl"
+		if n > 1 {
+			name = base + "-" + strconv.Itoa(n) + ".jsonl"
+		}
+		f, err := os.OpenFile(filepath.Join(l.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, os.ErrExist) && n < 100 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sessionlog: %w", err)
+		}
+		l.f, l.name = f, name
+		return nil
+	}
+}
+
+func ownedByUs(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*unix.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// Path returns the log file's current path, "" if there is none.
+func (l *File) Path() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return ""
+	}
+	return filepath.Join(l.dir, l.name)
+}
+
+// Write queues one or more whole records. It never fails.
+func (l *File) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil || l.closed {
+		return len(p), nil
+	}
+	if len(l.pending)+len(p) > maxPending {
+		l.dropped += max(1, strings.Count(string(p), "\n"))
+		return len(p), nil
+	}
+	l.pending = append(l.pending, p...)
+	l.queued++
+	l.cond.Broadcast()
+	return len(p), nil
+}
+
+func (l *File) loop() {
+	var buf []byte
+	l.mu.Lock()
+	for {
+		for len(l.pending) == 0 && !l.closed {
+			l.cond.Wait()
+		}
+		if len(l.pending) == 0 && l.closed {
+			l.mu.Unlock()
+			return
+		}
+		buf, l.pending = l.pending, buf[:0]
+		gen := l.queued
+		l.writing = true
+		dropped := l.dropped
+		l.mu.Unlock()
+
+		if dropped > 0 {
+			note := fmt.Appendf(nil, `{"time":%q,"level":"WARN","msg":"log_dropped","records":%d}`+"\n", time.Now().Format(time.RFC3339Nano), dropped)
+			if l.write(note) == nil {
+				l.mu.Lock()
+				l.dropped -= dropped
+				l.mu.Unlock()
+			}
+		}
+		err := l.write(buf)
+
+		l.mu.Lock()
+		l.writing = false
+		if err != nil {
+			l.dropped += strings.Count(string(buf), "\n")
+		}
+		l.synced = gen
+		l.cond.Broadcast()
+	}
+}
+
+// write writes whole records, cutting a torn one back so the file stays
+// valid JSONL.
+func (l *File) write(p []byte) error {
+	n, err := l.f.Write(p)
+	if err == nil {
+		l.good += int64(n)
+		return nil
+	}
+	if n > 0 {
+		_ = l.f.Truncate(l.good) // Best effort; readers tolerate a torn last line.
+	}
+	l.fail(err)
+	return err
+}
+
+// fail reports the first failure only.
+func (l *File) fail(err error) {
+	l.mu.Lock()
+	first := !l.failed
+	l.failed = true
+	l.mu.Unlock()
+	if first && l.report != nil {
+		l.report(err)
+	}
+}
+
+// Sync waits until every record queued so far is written, then fsyncs.
+func (l *File) Sync() {
+	l.mu.Lock()
+	for l.f != nil && l.synced < l.queued && !l.failed {
+		l.cond.Wait()
+	}
+	f := l.f
+	l.mu.Unlock()
+	if f != nil {
+		_ = f.Sync() // A failed fsync has nothing left to save.
+	}
+}
+
+// Rename gives the file the session id in place of "pending". An existing
+// file of that name is never replaced: a suffix is added instead.
+func (l *File) Rename(sessionID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return
+	}
+	base := fmt.Sprintf("cursor-wrap-%d-%s", l.start.UnixMilli(), safeID(sessionID))
+	for n := 1; n < 100; n++ {
+		name := base + ".jsonl"
+		if n > 1 {
+			name = base + "-" + strconv.Itoa(n) + ".jsonl"
+		}
+		err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(l.dir, l.name), unix.AT_FDCWD, filepath.Join(l.dir, name), unix.RENAME_NOREPLACE)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err == nil {
+			l.name = name
+			if d, err := os.Open(l.dir); err == nil {
+				_ = d.Sync() // The rename itself survives a crash.
+				d.Close()
+			}
+		}
+		return
+	}
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// safeID keeps a session id usable in a file name.
+func safeID(id string) string {
+	id = unsafeChars.ReplaceAllString(id, "_")
+	if len(id) > 100 {
+		id = id[:100]
+	}
+	if id == "" || id == "." || id == ".." {
+		id = "unnamed"
+	}
+	return id
+}
+
+// Close writes what is queued, fsyncs and closes the file.
+func (l *File) Close() {
+	l.Sync()
+	l.mu.Lock()
+	l.closed = true
+	l.cond.Broadcast()
+	for l.writing {
+		l.cond.Wait()
+	}
+	f := l.f
+	l.mu.Unlock()
+	if f != nil {
+		f.Close()
+	}
+}
+
+// Prune removes the oldest session logs in dir so that at most keep remain
+// (keep 0 keeps all). Names start with the start time, so name order is age.
+func Prune(dir string, keep int) error {
+	if keep <= 0 {
+		return nil
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	if err != nil || len(names) <= keep {
+		return err
+	}
+	sort.Slice(names, func(i, j int) bool { return startOf(names[i]) < startOf(names[j]) })
+	var errs []error
+	for _, n := range names[:len(names)-keep] {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startOf reads the start time out of a log's name.
+func startOf(path string) int64 {
+	rest := strings.TrimPrefix(filepath.Base(path), "cursor-wrap-")
+	ms, _, _ := strings.Cut(rest, "-")
+	n, _ := strconv.ParseInt(ms, 10, 64)
+	return n
+}
+
+// Latest returns the newest session log in dir.
+func Latest(dir string) (string, error) {
+	names, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	if len(names) == 0 {
+		return "", fmt.Errorf("sessionlog: no session logs in %s", dir)
+	}
+	sort.Slice(names, func(i, j int) bool { return startOf(names[i]) < startOf(names[j]) })
+	return names[len(names)-1], nil
+}

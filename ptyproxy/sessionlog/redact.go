@@ -1,0 +1,164 @@
+package sessionlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Mask replaces a secret wherever the wrapper writes.
+const Mask = "[REDACTED]"
+
+// A Redactor hides secrets in what the wrapper writes: values of
+// --api-key, values of environment variables whose names say they hold a
+// secret, "Bearer …" tokens and "sk-…"-shaped keys, wherever they appear.
+// It works on the bytes of finished records, so no field can slip past it.
+type Redactor struct {
+	secrets [][]byte // known values, raw and as JSON writes them
+}
+
+// minSecret is the shortest known value hidden everywhere: shorter ones
+// would mask unrelated text; they are still masked where they are named.
+const minSecret = 6
+
+// NewRedactor learns the secrets in the agent's arguments and environment.
+func NewRedactor(args, env []string) *Redactor {
+	r := &Redactor{}
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
+			r.add(v)
+		} else if a == "--api-key" && i+1 < len(args) {
+			r.add(args[i+1])
+		}
+	}
+	for _, kv := range env {
+		if name, v, ok := strings.Cut(kv, "="); ok && SecretName(name) {
+			r.add(v)
+		}
+	}
+	return r
+}
+
+func (r *Redactor) add(v string) {
+	if len(v) < minSecret {
+		return
+	}
+	r.secrets = append(r.secrets, []byte(v))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	if esc := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte(`"`))[1:]; !bytes.Equal(esc, []byte(v)) {
+		r.secrets = append(r.secrets, esc)
+	}
+}
+
+// SecretName reports whether an environment variable's name says it holds
+// a secret.
+func SecretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Args returns args with --api-key values masked.
+func (r *Redactor) Args(args []string) []string {
+	out := slices.Clone(args)
+	for i, a := range out {
+		if strings.HasPrefix(a, "--api-key=") {
+			out[i] = "--api-key=" + Mask
+		} else if a == "--api-key" && i+1 < len(out) {
+			out[i+1] = Mask
+		}
+	}
+	return out
+}
+
+// Env returns env with the values of secret-named variables masked.
+func (r *Redactor) Env(env []string) []string {
+	out := slices.Clone(env)
+	for i, kv := range out {
+		if name, _, ok := strings.Cut(kv, "="); ok && SecretName(name) {
+			out[i] = name + "=" + Mask
+		}
+	}
+	return out
+}
+
+// Redact returns b with every secret masked; b itself when there is none.
+func (r *Redactor) Redact(b []byte) []byte {
+	if !r.suspect(b) {
+		return b
+	}
+	out := bytes.Clone(b)
+	for _, s := range r.secrets {
+		out = bytes.ReplaceAll(out, s, []byte(Mask))
+	}
+	out = maskAfter(out, []byte("Bearer "), 8)
+	out = maskAfter(out, []byte("sk-"), 16)
+	return out
+}
+
+func (r *Redactor) suspect(b []byte) bool {
+	if bytes.Contains(b, []byte("Bearer ")) || bytes.Contains(b, []byte("sk-")) {
+		return true
+	}
+	for _, s := range r.secrets {
+		if bytes.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskAfter masks runs of token characters, at least min long, that follow
+// prefix at a word start.
+func maskAfter(b, prefix []byte, min int) []byte {
+	var out []byte
+	rest := b
+	for {
+		i := bytes.Index(rest, prefix)
+		if i < 0 {
+			return append(out, rest...)
+		}
+		j := i + len(prefix)
+		n := 0
+		for j+n < len(rest) && tokenChar(rest[j+n]) {
+			n++
+		}
+		atWordStart := i == 0 || !tokenChar(rest[i-1])
+		out = append(out, rest[:j]...)
+		if atWordStart && n >= min {
+			out = append(out, Mask...)
+		} else {
+			out = append(out, rest[j:j+n]...)
+		}
+		rest = rest[j+n:]
+	}
+}
+
+func tokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
+}
+
+// Writer returns a writer that redacts each write before passing it on.
+// Each write must hold whole records, as slog handlers make them.
+func (r *Redactor) Writer(w io.Writer) io.Writer { return redactWriter{r, w} }
+
+type redactWriter struct {
+	r *Redactor
+	w io.Writer
+}
+
+func (rw redactWriter) Write(p []byte) (int, error) {
+	if _, err := rw.w.Write(rw.r.Redact(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
