@@ -1,13 +1,60 @@
-// Command cursor-wrap runs a headless coding agent under a pseudo-terminal,
-// forwards its stream-json output untouched, and kills it when it hangs.
+// Command cursor-wrap runs a headless coding agent (the Cursor Agent CLI by
+// default) under a pseudo-terminal, forwards its stream-json output byte for
+// byte, tells a hung agent from a long tool call, and kills a hung agent's
+// whole process tree.
+//
+//	cursor-wrap [wrapper flags] [--] [agent args...]
+//	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
+//	cursor-wrap config [--init]
+//	cursor-wrap demo
 package main
 
 import (
 	"fmt"
 	"os"
+
+	"cursor-wrap/scripts/fakeagent"
+)
+
+// Exit statuses of SPEC §4.
+const (
+	exitHang        = 124
+	exitWrapper     = 125
+	exitNotExec     = 126
+	exitNotFound    = 127
+	exitSignalBase  = 128
+	exitUsage       = 2 // a subcommand's usage error
+	exitNoResultErr = 1 // the agent exited 0 without a result
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "cursor-wrap: not built yet")
-	os.Exit(125)
+	// The demo runs this binary as its fake agent.
+	if os.Getenv(fakeagent.EnvVar) != "" {
+		os.Exit(fakeagent.Main(os.Args[1:]))
+	}
+	os.Exit(run(os.Args[1:]))
+}
+
+// run dispatches a subcommand, or wraps an agent.
+func run(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "shell-init":
+			return shellInit(args[1:])
+		case "config":
+			return configCmd(args[1:])
+		case "demo":
+			return demo(args[1:])
+		case "help":
+			usage(os.Stdout)
+			return 0
+		}
+	}
+	return wrap(args)
+}
+
+// fail prints a wrapper error and returns status.
+func fail(status int, format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "cursor-wrap: "+format+"\n", a...)
+	return status
 }

@@ -91,8 +91,7 @@ func (s *session) run(ctx context.Context) Outcome {
 	go s.r.run()
 	stderrDone := make(chan struct{})
 	go s.readStderr(stderrDone)
-	s.o.Log.Info("start", "pid", s.p.pid, "path", s.o.Path, "argv", s.o.Args, "env", s.o.Env, "dir", s.o.Dir,
-		"tick_ms", s.o.Tick.Milliseconds(), "activity_probe", s.probe)
+	s.o.Log.Info("start", "pid", s.p.pid, "dir", s.o.Dir, "tick_ms", s.o.Tick.Milliseconds(), "activity_probe", s.probe)
 	s.arm(now)
 
 	stderrOpen := true
@@ -156,12 +155,21 @@ func (s *session) run(ctx context.Context) Outcome {
 	return s.out
 }
 
-// onBatch logs and feeds one read's worth of output.
-func (s *session) onBatch(b *batch) {
-	if gap := b.at.Sub(s.last); gap > s.out.LongestSilence {
+// endSilence counts the silence that ends at t (output, or the attempt
+// being stopped) towards the longest one.
+func (s *session) endSilence(t time.Time) {
+	if s.phase != Running {
+		return
+	}
+	if gap := t.Sub(s.last); gap > s.out.LongestSilence {
 		_, r := s.wd.Check(s.last)
 		s.out.LongestSilence, s.out.SilenceOpen = gap, r.OpenCalls
 	}
+}
+
+// onBatch logs and feeds one read's worth of output.
+func (s *session) onBatch(b *batch) {
+	s.endSilence(b.at)
 	s.last = b.at
 	if len(b.lines) == 0 || b.bytes > 0 {
 		s.wd.Output(b.at)
@@ -187,6 +195,9 @@ func (s *session) onBatch(b *batch) {
 		case watchdog.DuplicateCall:
 			s.o.Log.Warn("warning", "message", "a tool call started twice; its first start counts", "call_id", ev.CallID)
 		}
+	}
+	if s.phase == Running {
+		s.noteVerdict(b.at)
 	}
 	if err := s.r.stdoutErr(); err != nil && s.phase == Running {
 		s.out.Cause = Downstream
@@ -258,16 +269,7 @@ func (s *session) onTimer(now time.Time) {
 		// Our stdout is not taking bytes; the agent is blocked on us.
 		s.wd.Output(now)
 	}
-	v, r := s.wd.Check(now)
-	if v != s.verdict {
-		s.o.Log.Info("verdict", "from", s.verdict.String(), "to", v.String(), "reason", r)
-		prev := s.verdict
-		s.verdict = v
-		if v == watchdog.Warn && prev != watchdog.Warn {
-			s.o.Log.Warn("warning", "message", "hang imminent", "in_ms", r.DueIn.Milliseconds(), "reason", r)
-			s.o.Console.Warn("no output for " + round(r.Silence) + "; the agent will be killed in " + round(r.DueIn) + " unless it speaks")
-		}
-	}
+	v, r := s.noteVerdict(now)
 	switch v {
 	case watchdog.Hang:
 		s.out.Cause, s.out.Reason = Hung, r
@@ -283,6 +285,26 @@ func (s *session) onTimer(now time.Time) {
 		return
 	}
 	s.arm(now)
+}
+
+// noteVerdict logs a change of verdict, and warns once when a hang comes
+// near; the reason is built only on a change.
+func (s *session) noteVerdict(now time.Time) (watchdog.Verdict, watchdog.Reason) {
+	v := s.wd.Verdict(now)
+	if v == s.verdict && v != watchdog.Hang && v != watchdog.Overdue {
+		return v, watchdog.Reason{}
+	}
+	_, r := s.wd.Check(now)
+	if v == s.verdict {
+		return v, r
+	}
+	s.o.Log.Info("verdict", "from", s.verdict.String(), "to", v.String(), "reason", r)
+	s.verdict = v
+	if v == watchdog.Warn {
+		s.o.Log.Warn("warning", "message", "hang imminent", "in_ms", r.DueIn.Milliseconds(), "reason", r)
+		s.o.Console.Warn("no output for " + round(r.Silence) + "; the agent will be stopped in " + round(r.DueIn) + " unless it speaks")
+	}
+	return v, r
 }
 
 func (s *session) onReload(rl Reload) {
@@ -324,6 +346,7 @@ func (s *session) onSignal(sig os.Signal) {
 // processes that left it, then SIGKILL after the kill grace unless the
 // tree is gone by then.
 func (s *session) stop(sig syscall.Signal) {
+	s.endSilence(time.Now())
 	s.phase = Stopping
 	s.timer.Stop()
 	s.signal(syscall.SIGCONT)
@@ -334,6 +357,7 @@ func (s *session) stop(sig syscall.Signal) {
 
 // stopNow skips the grace.
 func (s *session) stopNow() {
+	s.endSilence(time.Now())
 	if s.phase == Running {
 		s.phase = Stopping
 		s.timer.Stop()

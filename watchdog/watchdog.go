@@ -221,27 +221,33 @@ func (w *Watchdog) killAt() (time.Time, string) {
 	return at, kind
 }
 
+// Verdict returns the verdict at now, without building the reason.
+func (w *Watchdog) Verdict(now time.Time) Verdict {
+	if w.done {
+		if !now.Before(w.exitDue()) {
+			return Overdue
+		}
+		return OK
+	}
+	at, _ := w.killAt()
+	switch {
+	case !now.Before(at):
+		return Hang
+	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
+		return Warn
+	case len(w.calls) > 0:
+		return Waiting
+	}
+	return OK
+}
+
 // Check returns the verdict at now and the reason behind it.
 func (w *Watchdog) Check(now time.Time) (Verdict, Reason) {
 	if w.done {
-		due := w.exitDue()
-		r := w.reason(now, due, KindExit)
-		if !now.Before(due) {
-			return Overdue, r
-		}
-		return OK, r
+		return w.Verdict(now), w.reason(now, w.exitDue(), KindExit)
 	}
 	at, kind := w.killAt()
-	r := w.reason(now, at, kind)
-	switch {
-	case !now.Before(at):
-		return Hang, r
-	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
-		return Warn, r
-	case len(w.calls) > 0:
-		return Waiting, r
-	}
-	return OK, r
+	return w.Verdict(now), w.reason(now, at, kind)
 }
 
 // NextDeadline returns the next instant after now at which Check's answer

@@ -32,14 +32,20 @@ import (
 // this package behave as the fake agent (see Main).
 const EnvVar = "CURSOR_WRAP_FAKEAGENT"
 
+// StepsEnv, when set to a JSON array of strings, holds the steps, and the
+// command line is left to be the agent's own (see the args step).
+const StepsEnv = "FAKEAGENT_STEPS"
+
 // Usage lists the steps Main understands.
-const Usage = `fakeagent STEP...
+const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAGENT_STEPS)
+  args             print {"type":"args","argv":[…]}: the command line as received
   line TEXT        print TEXT and a newline
   raw TEXT         print TEXT without a newline
   err TEXT         print TEXT and a newline on stderr
   replay FILE [X]  print FILE's lines, sleeping as their timestamp_ms say, X times faster
   sleep DURATION   sleep
   hang             sleep forever
+  hang-once FILE   create FILE and sleep forever, unless FILE exists (a run that hangs, then a rerun that does not)
   ignore-term      ignore SIGTERM from now on
   buffered         block-buffer stdout when it is not a terminal, as C stdio does
   stdin            read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}
@@ -53,9 +59,20 @@ const Usage = `fakeagent STEP...
   exit N           exit with status N
   kill SIGNAL      kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)`
 
-// Main runs the steps in args and returns the exit status.
+// Main runs the steps and returns the exit status. args is the command
+// line without the program name; cursor-agent's own flags in it (the ones
+// the wrapper adds) are skipped, unless the steps come from StepsEnv.
 func Main(args []string) int {
-	a := &agent{out: bufio.NewWriterSize(os.Stdout, 64<<10), flush: true}
+	a := &agent{out: bufio.NewWriterSize(os.Stdout, 64<<10), flush: true, argv: args}
+	if env := os.Getenv(StepsEnv); env != "" {
+		args = nil
+		if err := json.Unmarshal([]byte(env), &args); err != nil {
+			fmt.Fprintln(os.Stderr, "fakeagent: $"+StepsEnv+":", err)
+			return 2
+		}
+	} else {
+		args = skipAgentFlags(args)
+	}
 	defer a.out.Flush()
 	for len(args) > 0 {
 		n, err := a.step(args)
@@ -77,6 +94,26 @@ type agent struct {
 	out   *bufio.Writer
 	flush bool // flush after each line, as a terminal's line buffering does
 	exit  int
+	argv  []string
+}
+
+// skipAgentFlags drops the cursor-agent flags a wrapper adds, so the rest
+// of the command line can be steps.
+func skipAgentFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-p", "--print", "-f", "--force":
+		case "--output-format", "--model", "-m", "--workspace", "--resume", "--api-key", "--mode", "--sandbox":
+			i++
+		default:
+			if strings.HasPrefix(args[i], "--output-format=") || strings.HasPrefix(args[i], "--resume=") {
+				continue
+			}
+			out = append(out, args[i])
+		}
+	}
+	return out
 }
 
 func (a *agent) println(s string) {
@@ -103,6 +140,9 @@ func (a *agent) step(args []string) (int, error) {
 		return time.ParseDuration(args[1])
 	}
 	switch args[0] {
+	case "args":
+		a.printJSON(map[string]any{"type": "args", "argv": a.argv})
+		return 1, nil
 	case "line":
 		if err := need(1); err != nil {
 			return 0, err
@@ -144,6 +184,19 @@ func (a *agent) step(args []string) (int, error) {
 	case "hang":
 		a.out.Flush()
 		sleepForever()
+	case "hang-once":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		if _, err := os.Stat(args[1]); err == nil {
+			return 2, nil
+		}
+		if err := os.WriteFile(args[1], nil, 0o600); err != nil {
+			return 0, err
+		}
+		a.out.Flush()
+		sleepForever()
+		return 0, nil
 	case "ignore-term":
 		signal.Ignore(syscall.SIGTERM)
 		return 1, nil

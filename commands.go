@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cursor-wrap/shellhook"
+	"cursor-wrap/watchdog"
+)
+
+// shellInit prints the shell functions: cursor-wrap shell-init SHELL [--agents a,b].
+func shellInit(args []string) int {
+	fs := flag.NewFlagSet("shell-init", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	agents := fs.String("agents", "cursor", "agents to define functions for, comma-separated: "+strings.Join(shellhook.Agents(), ", "))
+	shell, rest := "", args
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		shell, rest = rest[0], rest[1:]
+	}
+	if err := fs.Parse(rest); err != nil || fs.NArg() > 0 || shell == "" {
+		return fail(exitUsage, "usage: cursor-wrap shell-init %s [--agents %s]", strings.Join(shellhook.Shells(), "|"), strings.Join(shellhook.Agents(), ","))
+	}
+	var names []string
+	for _, a := range strings.Split(*agents, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			names = append(names, a)
+		}
+	}
+	script, err := shellhook.Script(shell, names)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	fmt.Print(script)
+	return 0
+}
+
+// configCmd prints the effective configuration with each value's source,
+// or writes a commented default file with --init.
+func configCmd(args []string) int {
+	var o options
+	fs := newFlagSet(&o)
+	fs.SetOutput(io.Discard)
+	initFile := fs.Bool("init", false, "write a commented config file with the defaults (never overwrites)")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return fail(exitUsage, "usage: cursor-wrap config [--init] [--config FILE] [flags]")
+	}
+	path := o.config
+	if path == "" {
+		path = watchdog.DefaultPath(os.Getenv)
+	}
+	if *initFile {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fail(exitWrapper, "%v", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return fail(exitWrapper, "%s exists; not overwriting it", path)
+		}
+		if err != nil {
+			return fail(exitWrapper, "%v", err)
+		}
+		defer f.Close()
+		if _, err := io.WriteString(f, watchdog.InitText()); err != nil {
+			return fail(exitWrapper, "%v", err)
+		}
+		fmt.Fprintf(os.Stderr, "cursor-wrap: wrote %s\n", path)
+		return 0
+	}
+	file, err := watchdog.ReadFile(path)
+	if err != nil {
+		return fail(exitWrapper, "%v", err)
+	}
+	cfg, err := watchdog.Build(file, os.Environ(), o.settings)
+	if err != nil {
+		return fail(exitWrapper, "%v", err)
+	}
+	state := "not found, defaults apply"
+	if file.Exists {
+		state = "loaded"
+	}
+	fmt.Printf("# config file: %s (%s)\n", path, state)
+	for _, s := range watchdog.Settings {
+		fmt.Printf("%-20s = %-24s # %s\n", s.Key, quoteValue(cfg, s.Key), cfg.Source(s.Key))
+	}
+	fmt.Printf("%-20s = %-24s # %s\n", watchdog.ToolTimeoutsKey, cfg.Value(watchdog.ToolTimeoutsKey), cfg.Source(watchdog.ToolTimeoutsKey))
+	return 0
+}
+
+func quoteValue(cfg watchdog.Config, key string) string {
+	v := cfg.Value(key)
+	switch v {
+	case "true", "false":
+		return v
+	}
+	if strings.Trim(v, "0123456789.") == "" && v != "" {
+		return v
+	}
+	return fmt.Sprintf("%q", v)
+}

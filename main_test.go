@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tests run the built wrapper with the fake agent as its agent, as a
+// user would.
+var wrapperBin, agentBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cursor-wrap-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	wrapperBin = filepath.Join(dir, "cursor-wrap")
+	agentBin = filepath.Join(dir, "fakeagent")
+	for bin, pkg := range map[string]string{wrapperBin: ".", agentBin: "./scripts/fakeagent/cmd/fakeagent"} {
+		args := []string{"build", "-o", bin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		if out, err := exec.Command("go", append(args, pkg)...).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one run of the wrapper.
+type result struct {
+	stdout, stderr []byte
+	code           int
+	took           time.Duration
+	logDir         string
+}
+
+// runWrapper runs the wrapper with args, the fake agent as its agent and a log dir
+// of its own; env adds to the environment.
+func runWrapper(t *testing.T, env []string, stdin []byte, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	logDir := t.TempDir()
+	cmd := exec.CommandContext(ctx, wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
+	cmd.Env = append(testEnv(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start), logDir: logDir}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("running the wrapper: %v", err)
+	}
+	return r
+}
+
+// testEnv is the environment without the wrapper's own variables, so a
+// developer's settings cannot change the tests.
+func testEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CURSOR_WRAP_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GORACE=atexit_sleep_ms=0", "CURSOR_WRAP_CONFIG=/nonexistent/config.toml")
+}
+
+// steps passes fake-agent steps through the environment, leaving the
+// agent's command line free of positionals.
+func steps(s ...string) string {
+	b, _ := json.Marshal(s)
+	return "FAKEAGENT_STEPS=" + string(b)
+}
+
+const (
+	initLine   = `{"type":"system","subtype":"init","session_id":"s-1"}`
+	resultLine = `{"type":"result","subtype":"success","session_id":"s-1"}`
+)
+
+func TestExitStatuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "cursor-agent")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"result then exit 0", []string{"--", "line", resultLine}, 0},
+		{"result then exit 3", []string{"--", "line", resultLine, "exit", "3"}, 3},
+		{"no result, exit 0", []string{"--", "line", initLine}, 1},
+		{"no result, exit 5", []string{"--", "exit", "5"}, 5},
+		{"no result, killed by SIGHUP", []string{"--", "kill", "HUP"}, 128 + 1},
+		{"hang", []string{"--idle-timeout", "500ms", "--", "line", initLine, "hang"}, 124},
+		{"result, no exit", []string{"--exit-grace", "300ms", "--", "line", resultLine, "hang"}, 0},
+		{"agent not found", []string{"--agent-bin", filepath.Join(dir, "missing")}, 127},
+		{"agent not executable", []string{"--agent-bin", notExec}, 126},
+		{"unknown flag", []string{"--idle-timout", "5s"}, 125},
+		{"bad duration", []string{"--idle-timeout", "5 minutes"}, 125},
+		{"negative duration", []string{"--kill-grace=-1s"}, 125},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runWrapper(t, nil, nil, tc.args...)
+			if r.code != tc.want {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.want, r.stderr)
+			}
+			if tc.want >= 125 && tc.want <= 127 && !bytes.HasPrefix(r.stderr, []byte("cursor-wrap: ")) {
+				t.Errorf("no clear error line: %q", r.stderr)
+			}
+		})
+	}
+}
+
+// TestPassThrough checks stdout byte for byte (a noisy transcript with a
+// 222 KB line and a non-JSON line), stderr verbatim, and what direct mode
+// adds to the agent's args.
+func TestPassThrough(t *testing.T) {
+	t.Parallel()
+	transcript := "stream/testdata/noisy.jsonl"
+	want, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(transcript)
+	r := runWrapper(t, nil, nil, "--", "err", "agent says\x1b[0m on stderr", "replay", abs, "1000000")
+	if !bytes.Equal(r.stdout, want) {
+		t.Fatalf("stdout differs: %d bytes, want %d", len(r.stdout), len(want))
+	}
+	if !bytes.HasPrefix(r.stderr, []byte("agent says\x1b[0m on stderr\n")) {
+		t.Errorf("agent stderr not passed through first: %q", r.stderr)
+	}
+	if r.code != 0 {
+		t.Errorf("exit %d", r.code)
+	}
+
+	r = runWrapper(t, []string{steps("args")}, nil, "--model", "gpt-5", "--", "-p", "hello")
+	var got struct{ Argv []string }
+	json.Unmarshal(r.stdout, &got)
+	want2 := []string{"--output-format", "stream-json", "--force", "--model", "gpt-5", "-p", "hello"}
+	if fmt.Sprint(got.Argv) != fmt.Sprint(want2) {
+		t.Errorf("agent argv %q, want %q", got.Argv, want2)
+	}
+}
+
+// TestStdinPrompt checks that a prompt piped to the wrapper reaches the
+// agent and its stdin is then closed.
+func TestStdinPrompt(t *testing.T) {
+	t.Parallel()
+	r := runWrapper(t, []string{steps("stdin", "line", resultLine)}, []byte("say hi\n"))
+	if !bytes.Contains(r.stdout, []byte(`"bytes":7`)) || r.code != 0 {
+		t.Errorf("agent read %q, exit %d", r.stdout, r.code)
+	}
+}
+
+// TestSignals sends each signal to the wrapper while the agent runs: the
+// agent's group is signalled, and the wrapper exits 128+n once it is gone.
+func TestSignals(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "setsid-child", "line", "ready", "hang")
+			cmd.Env = testEnv()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stdout)
+			var child int
+			for sc.Scan() {
+				var c struct{ Pid int }
+				if json.Unmarshal(sc.Bytes(), &c) == nil && c.Pid > 0 {
+					child = c.Pid
+				}
+				if sc.Text() == "ready" {
+					break
+				}
+			}
+			cmd.Process.Signal(sig)
+			go sc.Scan()
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+				t.Errorf("wrapper ended with %v, want exit %d", err, 128+int(sig))
+			}
+			if child == 0 {
+				t.Fatal("no child pid")
+			}
+			if err := syscall.Kill(child, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("the agent's setsid child %d survived", child)
+			}
+		})
+	}
+}
+
+// TestClosedStdout checks `cursor-wrap … | head -c 1`: the wrapper notices
+// the closed pipe, stops the agent, exits 141 without a crash, and the
+// agent never ran with SIGPIPE ignored.
+func TestClosedStdout(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("bash", "-c", `"$0" --agent-bin "$1" --log-dir "$2" -- tty line x sleep 200ms line y hang | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}"`, wrapperBin, agentBin, t.TempDir())
+	cmd.Env = testEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "141" {
+		t.Errorf("wrapper exit %s, want 141; stderr %q", got, stderr.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if bytes.Contains(stderr.Bytes(), []byte("panic")) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestRestart checks --restarts: the first attempt hangs mid-line, the
+// second resumes the session with the restart prompt and finishes; stdout
+// stays valid JSONL and each attempt has its own log.
+func TestRestart(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "hung-once")
+	r := runWrapper(t, []string{steps("args", "line", initLine, "raw", `{"type":"assistant","mess`, "hang-once", marker, "line", `age":{}}`, "line", resultLine)}, nil,
+		"--idle-timeout", "500ms", "--restarts", "2", "--restart-prompt", "go on", "--", "-p", "the prompt")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(r.stdout), "\n"), "\n")
+	if len(lines) != 7 || lines[2] != `{"type":"assistant","mess` || lines[5] != `{"type":"assistant","message":{}}` {
+		t.Fatalf("stdout lines: %q", lines)
+	}
+	var second struct{ Argv []string }
+	json.Unmarshal([]byte(lines[3]), &second)
+	if got := strings.Join(second.Argv, " "); !strings.HasSuffix(got, "-p --resume s-1 go on") {
+		t.Errorf("second attempt argv %q", got)
+	}
+	if !bytes.Contains(r.stderr, []byte("restarting (attempt 2 of 3): resuming session s-1")) {
+		t.Errorf("stderr does not say why: %s", r.stderr)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*-s-1*.jsonl"))
+	if len(logs) != 2 {
+		t.Errorf("logs %q, want one per attempt", logs)
+	}
+}

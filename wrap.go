@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/shellhook"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+// job is everything one wrapper run needs, resolved from the command line,
+// the environment and the config file.
+type job struct {
+	cfg     watchdog.Config
+	file    watchdog.File
+	profile *stream.Profile
+	path    string   // the agent binary
+	args    []string // its args for the first attempt
+	env     []string
+	parse   func(stream.Line) stream.Event // nil for byte watching
+	stdin   io.Reader
+	console *sessionlog.Console
+	redact  *sessionlog.Redactor
+	level   *slog.LevelVar
+}
+
+// wrap is the wrapper command: resolve, run attempts, map the exit status.
+func wrap(args []string) int {
+	o, err := parseFlags(args, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		usage(os.Stdout)
+		return 0
+	}
+	if err != nil {
+		return fail(exitWrapper, "%v", err)
+	}
+	j, status := resolve(o)
+	if j == nil {
+		return status
+	}
+	return j.run()
+}
+
+// resolve builds the job, or returns the status to exit with.
+func resolve(o options) (*job, int) {
+	path := o.config
+	if path == "" {
+		path = watchdog.DefaultPath(os.Getenv)
+	}
+	file, err := watchdog.ReadFile(path)
+	if err != nil {
+		return nil, fail(exitWrapper, "%v", err)
+	}
+	cfg, err := watchdog.Build(file, os.Environ(), o.settings)
+	if err != nil {
+		return nil, fail(exitWrapper, "%v", err)
+	}
+	profile := stream.Cursor
+	if cfg.Agent != "" {
+		if profile, err = stream.ProfileNamed(cfg.Agent); err != nil {
+			return nil, fail(exitWrapper, "%v", err)
+		}
+	}
+	names, err := shellhook.Binaries(profile.Name, os.Getenv(shellhook.FuncEnv))
+	if err != nil {
+		return nil, fail(exitWrapper, "%v", err)
+	}
+	self, _ := os.Executable()
+	bin, err := shellhook.Resolve(names, cfg.AgentBin, self, os.Getenv("PATH"))
+	switch {
+	case errors.Is(err, shellhook.ErrNotExecutable):
+		return nil, fail(exitNotExec, "%v", err)
+	case err != nil:
+		return nil, fail(exitNotFound, "%v", err)
+	}
+	if cfg.Agent == "" {
+		if p := stream.ProfileFor(filepath.Base(bin)); p != nil {
+			profile = p
+		}
+	}
+	env, err := shellhook.ChildEnv(os.Environ())
+	if err != nil {
+		return nil, fail(exitNotFound, "%v", err)
+	}
+
+	j := &job{cfg: cfg, file: file, profile: profile, path: bin, env: env, args: o.agentArgs, parse: profile.Parse}
+	mode := stream.Events
+	if o.alias {
+		mode = profile.ModeOf(j.args)
+		if mode == stream.Interactive {
+			// Not headless: the agent gets the terminal, the pid and the
+			// status as if the wrapper were not there.
+			err := syscall.Exec(bin, append([]string{bin}, j.args...), env)
+			return nil, fail(exitNotExec, "exec %s: %v", bin, err)
+		}
+	} else {
+		j.args = profile.Headless(j.args, stream.Direct{Model: o.model, Workspace: o.workspace, Force: o.force})
+		mode = profile.ModeOf(j.args)
+	}
+	if mode == stream.Bytes {
+		j.parse = nil
+	}
+	if !profile.HasPrompt(j.args) && !term.IsTerminal(0) {
+		j.stdin = os.Stdin
+	}
+	j.level = new(slog.LevelVar)
+	j.level.Set(levelOf(cfg.LogLevel))
+	j.redact = sessionlog.NewRedactor(j.args, env)
+	j.console = sessionlog.NewConsole(os.Stderr, term.IsTerminal(2), func() int {
+		w, _, err := term.GetSize(2)
+		if err != nil {
+			return 80
+		}
+		return w
+	})
+	return j, 0
+}
+
+func levelOf(name string) slog.Level {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(name)) // Validated with the config.
+	return l
+}
+
+// run runs attempts until one ends without a hang or restarts are used
+// up, and returns the exit status.
+func (j *job) run() int {
+	console := slog.New(j.console.Handler(j.level, j.redact))
+	if err := ptyproxy.Init(); err != nil {
+		return fail(exitWrapper, "%v", err)
+	}
+	// SIGPIPE is caught, not ignored: ignoring it would pass SIG_IGN on to
+	// the agent and every tool it runs; caught, a write to a closed stdout
+	// fails with EPIPE and the session ends cleanly.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 2)
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		// A signal ignored when the wrapper started (a background job's
+		// SIGINT) stays ignored, as it would for the agent alone.
+		if !signal.Ignored(sig) {
+			signal.Notify(sigs, sig)
+		}
+	}
+	size, resize := watchSize()
+	if err := sessionlog.Prune(j.cfg.LogDir, j.cfg.LogKeep); err != nil {
+		console.Debug("pruning old session logs: " + err.Error())
+	}
+
+	args, stdin := j.args, j.stdin
+	for attempt := 1; ; attempt++ {
+		out, logPath, err := j.attempt(attempt, args, stdin, sigs, size, resize, console)
+		if err != nil {
+			if errors.Is(err, ptyproxy.ErrNotExecutable) {
+				return fail(exitNotExec, "%v", err)
+			}
+			if errors.Is(err, ptyproxy.ErrNotFound) {
+				return fail(exitNotFound, "%v", err)
+			}
+			return fail(exitWrapper, "%v", err)
+		}
+		if out.Cause != ptyproxy.Hung || attempt > j.cfg.Restarts {
+			console.Info(summary(out, logPath))
+			return exitStatus(out)
+		}
+		if out.MidLine {
+			// Keep stdout valid JSONL across attempts.
+			_, _ = os.Stdout.Write([]byte{'\n'})
+		}
+		stdin = nil
+		if out.SessionID != "" {
+			args = j.profile.Resume(j.args, out.SessionID, j.cfg.RestartPrompt)
+			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): resuming session %s with %q", attempt+1, j.cfg.Restarts+1, out.SessionID, j.cfg.RestartPrompt))
+		} else {
+			args = j.args
+			stdin = j.stdin
+			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): no session id was seen, so the original command runs again", attempt+1, j.cfg.Restarts+1))
+		}
+	}
+}
+
+// attempt runs one attempt with its own session log.
+func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Signal, size ptyproxy.WinSize, resize <-chan ptyproxy.WinSize, console *slog.Logger) (ptyproxy.Outcome, string, error) {
+	start := time.Now()
+	logFile := sessionlog.Open(j.cfg.LogDir, start, func(err error) {
+		console.Warn("session log disabled: " + err.Error())
+	})
+	defer logFile.Close()
+	log := slog.New(slog.NewJSONHandler(j.redact.Writer(logFile), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log.Info("command", "attempt", n, "agent", j.profile.Name, "path", j.path,
+		"argv", j.redact.Args(args), "env", j.redact.Env(j.env), "watch", map[bool]string{true: "events", false: "bytes"}[j.parse != nil])
+	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
+		Path:            j.path,
+		Args:            args,
+		Env:             j.env,
+		Stdin:           stdin,
+		Stdout:          os.Stdout,
+		Stderr:          j.console,
+		Parse:           j.parse,
+		Thresholds:      j.cfg.Thresholds(),
+		Tick:            j.cfg.TickInterval,
+		KillGrace:       j.cfg.KillGrace,
+		WinSize:         size,
+		Resize:          resize,
+		Signals:         sigs,
+		Log:             log,
+		Console:         console,
+		OnSession:       logFile.Rename,
+		ClaimAllOrphans: true,
+	})
+	if err != nil {
+		log.Error("start_failed", "error", err.Error())
+		return out, logFile.Path(), err
+	}
+	log.Info("exit", "cause", out.Cause.String(), "status", exitStatus(out), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
+		"lines", out.Lines, "tool_calls", out.ToolCalls, "longest_silence_ms", out.LongestSilence.Milliseconds())
+	return out, logFile.Path(), nil
+}
+
+// exitStatus maps an attempt's outcome to the wrapper's exit status.
+func exitStatus(out ptyproxy.Outcome) int {
+	agent := out.ExitCode
+	if out.ExitSignal != 0 {
+		agent = exitSignalBase + int(out.ExitSignal)
+	}
+	switch out.Cause {
+	case ptyproxy.Hung:
+		return exitHang
+	case ptyproxy.Overdue:
+		return 0
+	case ptyproxy.Interrupted:
+		if s, ok := out.Signal.(syscall.Signal); ok {
+			return exitSignalBase + int(s)
+		}
+		return exitSignalBase + int(syscall.SIGTERM)
+	case ptyproxy.Downstream:
+		return exitSignalBase + int(syscall.SIGPIPE)
+	}
+	if !out.Done && agent == 0 {
+		return exitNoResultErr
+	}
+	return agent
+}
+
+// summary is the line printed when the wrapper exits.
+func summary(out ptyproxy.Outcome, logPath string) string {
+	s := fmt.Sprintf("session %s %s after %s", orNone(out.SessionID), outcomeWord(out), out.Ended.Sub(out.Started).Round(time.Millisecond))
+	s += fmt.Sprintf("; %d tool calls; longest silence %s", out.ToolCalls, out.LongestSilence.Round(time.Millisecond))
+	if len(out.SilenceOpen) > 0 {
+		c := out.SilenceOpen[0]
+		s += fmt.Sprintf(" (during %s %q)", c.Kind, c.Command)
+	}
+	if logPath != "" {
+		s += "; log " + logPath
+	}
+	return s
+}
+
+func outcomeWord(out ptyproxy.Outcome) string {
+	switch out.Cause {
+	case ptyproxy.Hung:
+		return "hung (" + out.Reason.Kind + ") and was killed"
+	case ptyproxy.Overdue:
+		return "answered, did not exit, and was stopped"
+	case ptyproxy.Interrupted:
+		return "was interrupted by " + out.Signal.String()
+	case ptyproxy.Downstream:
+		return "was stopped because stdout closed"
+	}
+	switch {
+	case out.ExitSignal != 0:
+		return "was killed by " + out.ExitSignal.String()
+	case !out.Done:
+		return fmt.Sprintf("exited %d without a result", out.ExitCode)
+	}
+	return fmt.Sprintf("finished (exit %d)", out.ExitCode)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no id)"
+	}
+	return s
+}
+
+// watchSize returns the wrapper's terminal size, or the default, and a
+// channel of new sizes when the terminal is resized.
+func watchSize() (ptyproxy.WinSize, <-chan ptyproxy.WinSize) {
+	fd := -1
+	for _, f := range []int{1, 2, 0} {
+		if term.IsTerminal(f) {
+			fd = f
+			break
+		}
+	}
+	if fd < 0 {
+		return ptyproxy.DefaultWinSize, nil
+	}
+	get := func() ptyproxy.WinSize {
+		w, h, err := term.GetSize(fd)
+		if err != nil || w <= 0 || h <= 0 {
+			return ptyproxy.DefaultWinSize
+		}
+		return ptyproxy.WinSize{Rows: uint16(h), Cols: uint16(w)}
+	}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	sizes := make(chan ptyproxy.WinSize, 1)
+	go func() {
+		for range winch {
+			select {
+			case <-sizes: // Only the newest size matters.
+			default:
+			}
+			sizes <- get()
+		}
+	}()
+	return get(), sizes
+}
