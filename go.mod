@@ -3,9 +3,8 @@ module cursor-wrap
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/creack/pty v1.1.24 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.48.0 // indirect
+	github.com/BurntSushi/toml v1.6.0
+	github.com/creack/pty v1.1.24
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )

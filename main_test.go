@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // The tests run the built wrapper with the fake agent as its agent, as a
@@ -271,5 +273,53 @@ func TestRestart(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*-s-1*.jsonl"))
 	if len(logs) != 2 {
 		t.Errorf("logs %q, want one per attempt", logs)
+	}
+}
+
+// TestTerminalSize runs the wrapper on a terminal: the agent's PTY gets the
+// terminal's size, follows it when the terminal is resized (SIGWINCH), and
+// the agent does not inherit an ignored SIGPIPE from the wrapper.
+func TestTerminalSize(t *testing.T) {
+	t.Parallel()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	if err := pty.Setsize(ptm, &pty.Winsize{Rows: 33, Cols: 99}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "tty", "sleep", "1s", "tty")
+	cmd.Env = testEnv()
+	cmd.Stdout, cmd.Stderr = pts, pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var reports []map[string]any
+	sc := bufio.NewScanner(ptm)
+	for sc.Scan() && len(reports) < 2 {
+		var m map[string]any
+		if json.Unmarshal(bytes.TrimRight(sc.Bytes(), "\r"), &m) != nil || m["type"] != "tty" {
+			continue
+		}
+		reports = append(reports, m)
+		if len(reports) == 1 {
+			pty.Setsize(ptm, &pty.Winsize{Rows: 40, Cols: 132})
+			cmd.Process.Signal(syscall.SIGWINCH)
+		}
+	}
+	cmd.Wait()
+	if len(reports) != 2 {
+		t.Fatalf("tty reports: %v", reports)
+	}
+	if reports[0]["rows"] != 33.0 || reports[0]["cols"] != 99.0 {
+		t.Errorf("first size %vx%v, want 33x99", reports[0]["rows"], reports[0]["cols"])
+	}
+	if reports[1]["rows"] != 40.0 || reports[1]["cols"] != 132.0 {
+		t.Errorf("after SIGWINCH %vx%v, want 40x132", reports[1]["rows"], reports[1]["cols"])
+	}
+	if reports[0]["sig_ign"] != "0000000000000000" {
+		t.Errorf("agent ignores signals %v", reports[0]["sig_ign"])
 	}
 }

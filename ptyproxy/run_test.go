@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"cursor-wrap/scripts/fakeagent"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -462,5 +464,68 @@ func TestCancel(t *testing.T) {
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("took %v", took)
+	}
+}
+
+// TestMasterNonblocking checks the creack/pty trap: its master comes back
+// blocking, so start makes it nonblocking once, and a resize through
+// SyscallConn leaves it so (pty.Setsize on it would not).
+func TestMasterNonblocking(t *testing.T) {
+	t.Parallel()
+	self, _ := os.Executable()
+	p, err := start(&Options{Path: self, Args: []string{"hang"}}, agentEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-p.pid, syscall.SIGKILL)
+		<-p.exited
+		p.closeAll()
+	}()
+	nonblocking := func() bool {
+		rc, _ := p.master.SyscallConn()
+		var flags int
+		rc.Control(func(fd uintptr) { flags, _ = unix.FcntlInt(fd, unix.F_GETFL, 0) })
+		return flags&unix.O_NONBLOCK != 0
+	}
+	if !nonblocking() {
+		t.Fatal("master is blocking after start")
+	}
+	if err := p.resize(WinSize{Rows: 10, Cols: 20}); err != nil || !nonblocking() {
+		t.Fatalf("after resize: err %v, nonblocking %v", err, nonblocking())
+	}
+	// A deadline interrupts a read with nothing to read: only true of a
+	// nonblocking master.
+	p.master.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := p.master.Read(make([]byte, 10)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("read = %v, want a deadline error", err)
+	}
+}
+
+// slowWriter is a stdout whose reader is late: its first write stalls.
+type slowWriter struct {
+	output
+	once sync.Once
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { time.Sleep(500 * time.Millisecond) })
+	return w.output.Write(p)
+}
+
+// TestFastExitSlowReader checks that an agent which writes and exits at
+// once, while the wrapper's stdout is still stalled, loses nothing: the
+// parent holds its slave copy until the agent is reaped.
+func TestFastExitSlowReader(t *testing.T) {
+	t.Parallel()
+	w := &slowWriter{}
+	self, _ := os.Executable()
+	res, err := Run(context.Background(), Options{Path: self, Args: []string{"big", "65536", "line", "end", "exit", "0"},
+		Env: agentEnv(), Stdout: w, Parse: stream.Parse, Thresholds: fast()})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if got := w.bytes(); len(got) != 65536+1+4 || !bytes.HasSuffix(got, []byte("\nend\n")) {
+		t.Errorf("got %d bytes, want %d", len(got), 65536+5)
 	}
 }
