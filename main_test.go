@@ -323,3 +323,133 @@ func TestTerminalSize(t *testing.T) {
 		t.Errorf("agent ignores signals %v", reports[0]["sig_ign"])
 	}
 }
+
+// logRecord is one record of a session log.
+type logRecord struct {
+	Time   time.Time
+	Msg    string
+	Type   string
+	Raw    string
+	Reason struct {
+		Kind string
+	}
+	Signal string
+}
+
+// readLogs returns the records of every session log in dir, in order.
+func readLogs(t *testing.T, dir string) []logRecord {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	var recs []logRecord
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range bytes.Lines(data) {
+			var r logRecord
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Fatalf("%s: bad record %q: %v", f, line, err)
+			}
+			recs = append(recs, r)
+		}
+	}
+	return recs
+}
+
+func find(recs []logRecord, msg string) (logRecord, bool) {
+	for _, r := range recs {
+		if r.Msg == msg {
+			return r, true
+		}
+	}
+	return logRecord{}, false
+}
+
+// lastEvent returns the last event record before t.
+func lastEvent(recs []logRecord, t time.Time) logRecord {
+	var last logRecord
+	for _, r := range recs {
+		if r.Msg == "event" && r.Time.Before(t) {
+			last = r
+		}
+	}
+	return last
+}
+
+// TestDetectionLatency runs each hang rule through the binary with a 5 s
+// tick and measures, from the session log, how late the hang was declared
+// after its threshold: the watchdog's deadline is timed exactly.
+func TestDetectionLatency(t *testing.T) {
+	t.Parallel()
+	started := `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"sleep 60","timeout":1500}}}}`
+	var flowing []string
+	for range 40 {
+		flowing = append(flowing, "line", `{"type":"thinking","subtype":"delta"}`, "sleep", "100ms")
+	}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		kind      string
+		threshold time.Duration
+		from      string // "event": the last event; "start": the attempt's start
+	}{
+		{"idle", []string{"--idle-timeout", "1s", "--", "line", initLine, "hang"}, "idle", time.Second, "event"},
+		{"tool deadline", []string{"--idle-timeout", "1s", "--tool-grace", "0s", "--", "line", started, "hang"}, "tool", 1500 * time.Millisecond, "event"},
+		{"hard deadline while events flow", append([]string{"--hard-timeout", "1500ms", "--"}, flowing...), "deadline", 1500 * time.Millisecond, "start"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runWrapper(t, nil, nil, append([]string{"--tick-interval", "5s"}, tc.args...)...)
+			if r.code != 124 {
+				t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
+			}
+			recs := readLogs(t, r.logDir)
+			hang, ok := find(recs, "hang_detected")
+			if !ok || hang.Reason.Kind != tc.kind {
+				t.Fatalf("hang record %+v", hang)
+			}
+			from, _ := find(recs, "start")
+			if tc.from == "event" {
+				from = lastEvent(recs, hang.Time)
+			}
+			late := hang.Time.Sub(from.Time.Add(tc.threshold))
+			t.Logf("%s: declared %v after the threshold", tc.name, late)
+			if late < 0 || late > 100*time.Millisecond {
+				t.Errorf("declared %v after the threshold, want within 100ms", late)
+			}
+			kill, _ := find(recs, "kill")
+			exited, _ := find(recs, "agent_exited")
+			if kill.Signal != "SIGCONT" || exited.Time.Before(hang.Time) || exited.Time.Sub(hang.Time) > 500*time.Millisecond {
+				t.Errorf("kill %+v, exit %v after the hang", kill, exited.Time.Sub(hang.Time))
+			}
+		})
+	}
+}
+
+// TestWarning checks the one warning, warn_before ahead of the kill, in the
+// log and on stderr.
+func TestWarning(t *testing.T) {
+	t.Parallel()
+	r := runWrapper(t, nil, nil, "--idle-timeout", "1500ms", "--warn-before", "1s", "--", "line", initLine, "hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d", r.code)
+	}
+	recs := readLogs(t, r.logDir)
+	var warnings []logRecord
+	for _, rec := range recs {
+		if rec.Msg == "warning" {
+			warnings = append(warnings, rec)
+		}
+	}
+	hang, _ := find(recs, "hang_detected")
+	if len(warnings) != 1 {
+		t.Fatalf("%d warnings, want 1", len(warnings))
+	}
+	if ahead := hang.Time.Sub(warnings[0].Time); ahead < 900*time.Millisecond || ahead > 1100*time.Millisecond {
+		t.Errorf("warned %v ahead of the hang, want 1s", ahead)
+	}
+	if !bytes.Contains(r.stderr, []byte("cursor-wrap: warning: no output for 500ms; the agent will be stopped in 1s unless it speaks")) {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+}

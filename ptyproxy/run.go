@@ -259,7 +259,9 @@ func (s *session) arm(now time.Time) {
 const statusEvery = 250 * time.Millisecond
 
 func (s *session) onTimer(now time.Time) {
-	if s.phase != Running {
+	// Output or an exit that is already queued counts before any verdict.
+	s.catchUp()
+	if s.phase != Running || s.exited {
 		return
 	}
 	if s.probe && s.wd.WantsActivity(now) {
@@ -270,6 +272,11 @@ func (s *session) onTimer(now time.Time) {
 		s.wd.Output(now)
 	}
 	v, r := s.noteVerdict(now)
+	if (v == watchdog.Hang || v == watchdog.Overdue) && s.agentExiting() {
+		// The agent is exiting as the deadline falls: its exit decides.
+		s.timer.Reset(pollEvery)
+		return
+	}
 	switch v {
 	case watchdog.Hang:
 		s.out.Cause, s.out.Reason = Hung, r
@@ -305,6 +312,28 @@ func (s *session) noteVerdict(now time.Time) (watchdog.Verdict, watchdog.Reason)
 		s.o.Console.Warn("no output for " + round(r.Silence) + "; the agent will be stopped in " + round(r.DueIn) + " unless it speaks")
 	}
 	return v, r
+}
+
+// catchUp handles the output batches and the exit that are already queued.
+func (s *session) catchUp() {
+	for {
+		select {
+		case b := <-s.r.batches:
+			s.onBatch(b)
+			s.r.free <- b
+			continue
+		case st := <-s.p.exited:
+			s.onExit(st)
+		default:
+		}
+		return
+	}
+}
+
+// agentExiting reports whether the agent has exited but is not reaped yet.
+func (s *session) agentExiting() bool {
+	info, ok := readStat(s.p.pid)
+	return !ok || info.state == 'Z' || info.state == 'X'
 }
 
 func (s *session) onReload(rl Reload) {

@@ -529,3 +529,53 @@ func TestFastExitSlowReader(t *testing.T) {
 		t.Errorf("got %d bytes, want %d", len(got), 65536+5)
 	}
 }
+
+// TestActivityEvidence checks the activity rule with real processes: a
+// silent agent that burns CPU or reads is tolerated past the idle timeout
+// (up to max_silence); a silent idle one is killed at the idle timeout.
+func TestActivityEvidence(t *testing.T) {
+	t.Parallel()
+	if !procAvailable() {
+		t.Skip("no /proc activity here")
+	}
+	for _, tc := range []struct {
+		name     string
+		steps    []string
+		maxSil   time.Duration
+		wantHang bool
+		minTook  time.Duration
+	}{
+		{"burning CPU", []string{"line", "x", "burn", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
+		{"reading", []string{"line", "x", "read", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
+		{"idle", []string{"line", "x", "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
+		{"busy past max_silence", []string{"line", "x", "burn", "10s"}, 2 * time.Second, true, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			th := fast()
+			th.ActivityProbe = true
+			th.IdleTimeout = time.Second
+			th.MaxSilence = tc.maxSil
+			out := &output{}
+			var first time.Time
+			out.onNL = func([]byte) {
+				if first.IsZero() {
+					first = time.Now()
+				}
+			}
+			res, _ := runAgent(t, Options{Stdout: out, Thresholds: th}, tc.steps...)
+			if got := res.Cause == Hung; got != tc.wantHang {
+				t.Fatalf("hung = %v, want %v; outcome %+v", got, tc.wantHang, res)
+			}
+			if took := res.Ended.Sub(first); took < tc.minTook {
+				t.Errorf("ended %v after the first line, want at least %v", took, tc.minTook)
+			}
+			if tc.wantHang && tc.maxSil < 10*time.Second && res.Reason.Evidence.ActiveWindows == 0 {
+				t.Errorf("hang at max_silence does not report the evidence: %+v", res.Reason.Evidence)
+			}
+			if tc.name == "idle" && (res.Reason.Evidence.Windows == 0 || res.Reason.Evidence.ActiveWindows != 0) {
+				t.Errorf("idle hang evidence %+v", res.Reason.Evidence)
+			}
+		})
+	}
+}
