@@ -70,6 +70,7 @@ Usage:
   cursor-wrap shell-init bash|zsh|fish [--agents cursor,…]
                                               print shell functions that route
                                               cursor-agent through the wrapper
+  cursor-wrap inspect [--json] FILE|--last    a session log as a timeline
   cursor-wrap config [--init]                 the effective config, or a new file
   cursor-wrap demo                            watch a normal run and a hang
 

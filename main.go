@@ -5,6 +5,7 @@
 //
 //	cursor-wrap [wrapper flags] [--] [agent args...]
 //	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
+//	cursor-wrap inspect [--json] LOGFILE | --last
 //	cursor-wrap config [--init]
 //	cursor-wrap demo
 package main
@@ -41,6 +42,8 @@ func run(args []string) int {
 		switch args[0] {
 		case "shell-init":
 			return shellInit(args[1:])
+		case "inspect":
+			return inspect(args[1:])
 		case "config":
 			return configCmd(args[1:])
 		case "demo":

@@ -453,3 +453,161 @@ func TestWarning(t *testing.T) {
 		t.Errorf("stderr: %s", r.stderr)
 	}
 }
+
+// TestSessionLog checks the log of a realistic session: a record for every
+// line with the raw text equal to what went to stdout, the file renamed to
+// the session id, and the summary line on stderr.
+func TestSessionLog(t *testing.T) {
+	t.Parallel()
+	abs, _ := filepath.Abs("stream/testdata/newline-callid.jsonl")
+	r := runWrapper(t, nil, nil, "--", "replay", abs, "1000", "raw", "\x1b[?25h")
+	recs := readLogs(t, r.logDir)
+	var raws []string
+	for _, rec := range recs {
+		if rec.Msg == "event" {
+			raws = append(raws, rec.Raw)
+		}
+	}
+	if got := strings.Join(raws, "\n"); got != string(r.stdout) {
+		t.Errorf("log raw lines differ from stdout:\n%q\n%q", got, r.stdout)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*-2d8f4a61-9e0b-4c37-b5a2-7f1e6d3c9b08.jsonl"))
+	if len(logs) != 1 {
+		t.Errorf("log not named after the session: %v", logs)
+	}
+	if !bytes.Contains(r.stderr, []byte("cursor-wrap: session 2d8f4a61-9e0b-4c37-b5a2-7f1e6d3c9b08 finished (exit 0) after")) ||
+		!bytes.Contains(r.stderr, []byte("5 tool calls")) {
+		t.Errorf("summary line: %s", r.stderr)
+	}
+}
+
+// TestRedactionEndToEnd puts a secret in each place it can come from and
+// checks none reaches the log or the console.
+func TestRedactionEndToEnd(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"key_live_argument_1", "sk-proj-from-the-env-0123456789", "bearer-token-in-event-42", "sk-ant-in-a-stderr-line-98765"}
+	r := runWrapper(t, []string{"OPENAI_API_KEY=" + secrets[1], steps("line", `{"type":"assistant","text":"curl -H 'Authorization: Bearer `+secrets[2]+`'"}`,
+		"err", "leaked "+secrets[3], "line", resultLine)}, nil,
+		"--log-level", "debug", "--", "--api-key", secrets[0])
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "*.jsonl"))
+	all := r.stderr
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		all = append(all, data...)
+	}
+	// The agent's own stderr passes through as it is; what the wrapper
+	// writes (the console and the log) is redacted.
+	all = bytes.ReplaceAll(all, []byte("leaked "+secrets[3]+"\n"), nil)
+	for _, s := range secrets {
+		if bytes.Contains(all, []byte(s)) {
+			t.Errorf("secret %s leaked", s)
+		}
+	}
+	if !bytes.Contains(all, []byte(`"--api-key","[REDACTED]"`)) || !bytes.Contains(all, []byte("OPENAI_API_KEY=[REDACTED]")) {
+		t.Errorf("redacted argv/env not logged")
+	}
+}
+
+// TestUnwritableLogDir checks that a log dir that cannot be created (a file
+// is in the way) costs one stderr line and nothing else.
+func TestUnwritableLogDir(t *testing.T) {
+	t.Parallel()
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	abs, _ := filepath.Abs("stream/testdata/normal.jsonl")
+	want, _ := os.ReadFile(abs)
+	r := runWrapper(t, nil, nil, "--log-dir", filepath.Join(blocker, "logs"), "--", "replay", abs, "1000")
+	if !bytes.Equal(r.stdout, want) || r.code != 0 {
+		t.Errorf("stdout %d bytes (want %d), exit %d", len(r.stdout), len(want), r.code)
+	}
+	if n := bytes.Count(r.stderr, []byte("session log disabled")); n != 1 {
+		t.Errorf("%d log failure lines: %s", n, r.stderr)
+	}
+}
+
+// TestHangRecordAndHook checks the hang_detected reason and the on_hang
+// command: it gets the record on stdin and the log, session and exit in its
+// environment, and its failure does not change the exit status.
+func TestHangRecordAndHook(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "hook")
+	started := `{"type":"tool_call","subtype":"started","call_id":"call_1\nfc_1","tool_call":{"shellToolCall":{"args":{"command":"make integration","timeout":500}}}}`
+	hook := `cat > "$OUT.json"; env | grep ^CURSOR_WRAP_ | sort > "$OUT.env"; exit 7`
+	r := runWrapper(t, []string{"OUT=" + out}, nil, "--idle-timeout", "800ms", "--tool-grace", "0s", "--on-hang", hook, "--", "line", initLine, "line", started, "hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rec struct {
+		SessionID string `json:"session_id"`
+		Reason    struct {
+			Kind          string
+			OpenCallCount int `json:"open_call_count"`
+			OpenCalls     []struct {
+				CallID    string `json:"call_id"`
+				ElapsedMS int64  `json:"elapsed_ms"`
+				TimeoutMS int64  `json:"timeout_ms"`
+			} `json:"open_calls"`
+			IdleSilenceMS int64  `json:"idle_silence_ms"`
+			LastEventType string `json:"last_event_type"`
+		}
+	}
+	data, _ := os.ReadFile(out + ".json")
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatalf("hook stdin %q: %v", data, err)
+	}
+	c := rec.Reason.OpenCalls
+	if rec.SessionID != "s-1" || rec.Reason.Kind != "tool" || rec.Reason.OpenCallCount != 1 || len(c) != 1 ||
+		c[0].CallID != "call_1\nfc_1" || c[0].TimeoutMS != 500 || c[0].ElapsedMS < 800 || rec.Reason.IdleSilenceMS < 800 ||
+		rec.Reason.LastEventType != "tool_call/started" {
+		t.Errorf("hang record %+v", rec)
+	}
+	env, _ := os.ReadFile(out + ".env")
+	if !bytes.Contains(env, []byte("CURSOR_WRAP_EXIT=124\n")) || !bytes.Contains(env, []byte("CURSOR_WRAP_SESSION_ID=s-1\n")) || !bytes.Contains(env, []byte("CURSOR_WRAP_LOG="+r.logDir)) {
+		t.Errorf("hook env:\n%s", env)
+	}
+	if !bytes.Contains(r.stderr, []byte("on_hang command failed")) {
+		t.Errorf("hook failure not reported: %s", r.stderr)
+	}
+}
+
+// TestStatusLine runs the wrapper with --status, its stderr on a terminal:
+// the status line is drawn, then erased before the summary and at exit. With
+// stderr a pipe it never appears.
+func TestStatusLine(t *testing.T) {
+	t.Parallel()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 200})
+	started := `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"npm test","timeout":60000}}}}`
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--status", "--", "line", started, "sleep", "1700ms", "line", resultLine)
+	cmd.Env = testEnv()
+	cmd.Stderr = pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() { screen.ReadFrom(ptm); close(done) }()
+	cmd.Wait()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no EOF from the terminal")
+	}
+	s := screen.String()
+	if !strings.Contains(s, "running shellToolCall: npm test (1s of 1m30s)") || !strings.Contains(s, "\r\x1b[K") {
+		t.Errorf("no status line drawn:\n%q", s)
+	}
+	summary := strings.Index(s, "cursor-wrap: session")
+	if summary < 0 || strings.LastIndex(s, "\r\x1b[K") < strings.LastIndex(s, "| silent") {
+		t.Errorf("status not erased at the end:\n%q", s)
+	}
+	r := runWrapper(t, nil, nil, "--status", "--", "line", started, "sleep", "600ms", "line", resultLine)
+	if bytes.Contains(r.stderr, []byte("\x1b[K")) || bytes.Contains(r.stderr, []byte("running shellToolCall")) {
+		t.Errorf("status line drawn on a pipe: %q", r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,6 +39,7 @@ type job struct {
 	console *sessionlog.Console
 	redact  *sessionlog.Redactor
 	level   *slog.LevelVar
+	status  atomic.Pointer[ptyproxy.Status] // the latest, for the status line
 }
 
 // wrap is the wrapper command: resolve, run attempts, map the exit status.
@@ -159,6 +163,10 @@ func (j *job) run() int {
 	if err := sessionlog.Prune(j.cfg.LogDir, j.cfg.LogKeep); err != nil {
 		console.Debug("pruning old session logs: " + err.Error())
 	}
+	if j.cfg.Status {
+		stop := j.drawStatus()
+		defer stop()
+	}
 
 	args, stdin := j.args, j.stdin
 	for attempt := 1; ; attempt++ {
@@ -203,6 +211,7 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 	log.Info("command", "attempt", n, "agent", j.profile.Name, "path", j.path,
 		"argv", j.redact.Args(args), "env", j.redact.Env(j.env), "watch", map[bool]string{true: "events", false: "bytes"}[j.parse != nil])
 	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
+		OnStatus:        j.setStatus,
 		Path:            j.path,
 		Args:            args,
 		Env:             j.env,
@@ -225,10 +234,64 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 		log.Error("start_failed", "error", err.Error())
 		return out, logFile.Path(), err
 	}
+	if out.Cause == ptyproxy.Hung && j.cfg.OnHang != "" {
+		j.onHang(out, n, logFile.Path(), log, console)
+	}
 	log.Info("exit", "cause", out.Cause.String(), "status", exitStatus(out), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
 		"lines", out.Lines, "tool_calls", out.ToolCalls, "longest_silence_ms", out.LongestSilence.Milliseconds())
 	return out, logFile.Path(), nil
 }
+
+// hookTimeout bounds the on_hang command.
+const hookTimeout = 10 * time.Second
+
+// onHang runs the on_hang command with the hang record on its stdin. Its
+// failure is logged; it never changes the exit status.
+func (j *job) onHang(out ptyproxy.Outcome, attempt int, logPath string, log, console *slog.Logger) {
+	record, _ := json.Marshal(map[string]any{
+		"time": out.Ended, "msg": "hang_detected", "session_id": out.SessionID,
+		"attempt": attempt, "log": logPath, "reason": out.Reason,
+	})
+	env := append(os.Environ(),
+		"CURSOR_WRAP_LOG="+logPath,
+		"CURSOR_WRAP_SESSION_ID="+out.SessionID,
+		"CURSOR_WRAP_EXIT="+strconv.Itoa(exitStatus(out)))
+	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
+	defer cancel()
+	output, err := ptyproxy.RunHook(ctx, j.cfg.OnHang, j.redact.Redact(append(record, '\n')), env)
+	if err != nil {
+		log.Warn("on_hang_failed", "command", j.cfg.OnHang, "error", err.Error(), "output", string(output))
+		console.Warn("on_hang command failed: " + err.Error())
+		return
+	}
+	log.Info("on_hang", "command", j.cfg.OnHang, "output", string(output))
+}
+
+// drawStatus redraws the status line from the latest snapshot four times
+// a second, on a terminal only; the returned func erases it for good.
+func (j *job) drawStatus() func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				j.console.Status("")
+				return
+			case now := <-tick.C:
+				if st := j.status.Load(); st != nil {
+					j.console.Status(st.Line(now))
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+func (j *job) setStatus(st ptyproxy.Status) { j.status.Store(&st) }
 
 // exitStatus maps an attempt's outcome to the wrapper's exit status.
 func exitStatus(out ptyproxy.Outcome) int {

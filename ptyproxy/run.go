@@ -73,6 +73,7 @@ type session struct {
 	last    time.Time // last output
 
 	lastStatus time.Time
+	shown      statusKey
 
 	stopAt  time.Time    // SIGKILL due (while Stopping)
 	poll    *time.Ticker // while Stopping or cleaning up
@@ -248,11 +249,31 @@ func (s *session) arm(now time.Time) {
 		at = next
 	}
 	s.timer.Reset(at.Sub(time.Now()))
-	if s.o.OnStatus != nil && now.Sub(s.lastStatus) >= statusEvery {
-		s.lastStatus = now
-		v, r := s.wd.Check(now)
-		s.o.OnStatus(Status{Now: now, Started: s.out.Started, Verdict: v, Reason: r, Phase: s.phase})
+	s.report(now, false)
+}
+
+// report hands a status snapshot to OnStatus when what it shows changed
+// (calls opened or closed, the verdict, the phase), and otherwise at most
+// every statusEvery.
+func (s *session) report(now time.Time, force bool) {
+	if s.o.OnStatus == nil {
+		return
 	}
+	shown := statusKey{s.wd.OpenCalls(), s.verdict, s.phase, s.wd.Done()}
+	if !force && shown == s.shown && now.Sub(s.lastStatus) < statusEvery {
+		return
+	}
+	s.lastStatus, s.shown = now, shown
+	v, r := s.wd.Check(now)
+	s.o.OnStatus(Status{Now: now, Started: s.out.Started, Verdict: v, Reason: r, Phase: s.phase})
+}
+
+// statusKey is what makes a status snapshot worth sending at once.
+type statusKey struct {
+	open    int
+	verdict watchdog.Verdict
+	phase   Phase
+	done    bool
 }
 
 // statusEvery bounds how often OnStatus is called.
@@ -281,13 +302,13 @@ func (s *session) onTimer(now time.Time) {
 	case watchdog.Hang:
 		s.out.Cause, s.out.Reason = Hung, r
 		s.o.Log.Error("hang_detected", "reason", r)
-		s.o.Console.Error("hang detected: " + describe(r) + "; stopping the agent's process group")
+		s.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
 		s.stop(syscall.SIGTERM)
 		return
 	case watchdog.Overdue:
 		s.out.Cause, s.out.Reason = Overdue, r
 		s.o.Log.Warn("exit_overdue", "reason", r)
-		s.o.Console.Info("the agent finished its answer but did not exit within " + round(r.Threshold) + "; stopping it")
+		s.o.Console.Info("the agent finished its answer but did not exit within " + watchdog.Round(r.Threshold) + "; stopping it")
 		s.stop(syscall.SIGTERM)
 		return
 	}
@@ -309,7 +330,7 @@ func (s *session) noteVerdict(now time.Time) (watchdog.Verdict, watchdog.Reason)
 	s.verdict = v
 	if v == watchdog.Warn {
 		s.o.Log.Warn("warning", "message", "hang imminent", "in_ms", r.DueIn.Milliseconds(), "reason", r)
-		s.o.Console.Warn("no output for " + round(r.Silence) + "; the agent will be stopped in " + round(r.DueIn) + " unless it speaks")
+		s.o.Console.Warn("no output for " + watchdog.Round(r.Silence) + "; the agent will be stopped in " + watchdog.Round(r.DueIn) + " unless it speaks")
 	}
 	return v, r
 }
@@ -382,6 +403,7 @@ func (s *session) stop(sig syscall.Signal) {
 	s.signal(sig)
 	s.stopAt = time.Now().Add(s.o.KillGrace)
 	s.startPoll()
+	s.report(time.Now(), true)
 }
 
 // stopNow skips the grace.

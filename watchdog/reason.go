@@ -2,6 +2,8 @@ package watchdog
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -28,44 +30,30 @@ type OpenCall struct {
 	Budget  time.Duration // the deadline the watchdog applied
 }
 
-// MarshalJSON writes the reason with the field names of the session log's
-// hang_detected record: durations in milliseconds.
-func (r Reason) MarshalJSON() ([]byte, error) {
-	type openCall struct {
-		CallID    string `json:"call_id"`
-		Kind      string `json:"kind"`
-		Command   string `json:"command"`
-		ElapsedMS int64  `json:"elapsed_ms"`
-		TimeoutMS int64  `json:"timeout_ms"`
-		BudgetMS  int64  `json:"budget_ms"`
-	}
-	calls := make([]openCall, 0, len(r.OpenCalls))
-	for _, c := range r.OpenCalls {
-		calls = append(calls, openCall{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
-	}
-	out := struct {
-		Kind          string     `json:"kind"`
-		IdleSilenceMS int64      `json:"idle_silence_ms"`
-		ElapsedMS     int64      `json:"elapsed_ms"`
-		ThresholdMS   int64      `json:"threshold_ms,omitempty"`
-		OpenCallCount int        `json:"open_call_count"`
-		LastEventType string     `json:"last_event_type"`
-		SessionID     string     `json:"session_id,omitempty"`
-		OpenCalls     []openCall `json:"open_calls"`
-		Evidence      *evidence  `json:"activity,omitempty"`
-	}{
-		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
-		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: len(r.OpenCalls),
-		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: calls,
-	}
-	if r.Evidence.Windows > 0 {
-		e := r.Evidence
-		out.Evidence = &evidence{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Extended.Milliseconds()}
-	}
-	return json.Marshal(out)
+// reasonJSON is a Reason as the session log's hang_detected record writes
+// it: durations in milliseconds.
+type reasonJSON struct {
+	Kind          string         `json:"kind"`
+	IdleSilenceMS int64          `json:"idle_silence_ms"`
+	ElapsedMS     int64          `json:"elapsed_ms"`
+	ThresholdMS   int64          `json:"threshold_ms,omitempty"`
+	OpenCallCount int            `json:"open_call_count"`
+	LastEventType string         `json:"last_event_type"`
+	SessionID     string         `json:"session_id,omitempty"`
+	OpenCalls     []openCallJSON `json:"open_calls"`
+	Evidence      *evidenceJSON  `json:"activity,omitempty"`
 }
 
-type evidence struct {
+type openCallJSON struct {
+	CallID    string `json:"call_id"`
+	Kind      string `json:"kind"`
+	Command   string `json:"command"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+	TimeoutMS int64  `json:"timeout_ms"`
+	BudgetMS  int64  `json:"budget_ms"`
+}
+
+type evidenceJSON struct {
 	Windows       int     `json:"windows"`
 	ActiveWindows int     `json:"active_windows"`
 	CPUPercent    float64 `json:"last_cpu_percent"`
@@ -73,4 +61,73 @@ type evidence struct {
 	ExtendedMS    int64   `json:"extended_ms"`
 }
 
+// MarshalJSON writes the reason as the hang_detected record holds it.
+func (r Reason) MarshalJSON() ([]byte, error) {
+	out := reasonJSON{
+		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
+		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: len(r.OpenCalls),
+		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{},
+	}
+	for _, c := range r.OpenCalls {
+		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
+	}
+	if e := r.Evidence; e.Windows > 0 {
+		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Extended.Milliseconds()}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads a reason back from a session log.
+func (r *Reason) UnmarshalJSON(b []byte) error {
+	var in reasonJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
+		LastEventType: in.LastEventType, SessionID: in.SessionID}
+	for _, c := range in.OpenCalls {
+		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
+	}
+	if e := in.Evidence; e != nil {
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, ms(e.ExtendedMS)}
+	}
+	return nil
+}
+
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+
+// Describe says in a sentence why the verdict was reached.
+func (r Reason) Describe() string {
+	switch r.Kind {
+	case KindDeadline:
+		return "the attempt reached its hard timeout of " + Round(r.Threshold)
+	case KindExit:
+		return "the agent printed its result but did not exit within " + Round(r.Threshold)
+	case KindTool:
+		var calls []string
+		for _, c := range r.OpenCalls {
+			calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, Round(c.Elapsed), Round(c.Budget)))
+		}
+		return "no output for " + Round(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
+	}
+	s := "no output for " + Round(r.Silence) + " with no tool call running (idle timeout " + Round(r.Threshold) + ")"
+	if e := r.Evidence; e.Windows > 0 {
+		if e.Extended > 0 {
+			s += fmt.Sprintf("; activity excused %s of it, until the last window was idle or max_silence was reached", Round(e.Extended))
+		}
+		s += fmt.Sprintf("; in the last window the agent's processes used %.1f%% CPU and read %.0f B/s", e.CPUPercent, e.ReadPerSec)
+	}
+	return s
+}
+
+// Round formats a duration for people: "450ms", "12.3s", "1m23s".
+func Round(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -118,6 +118,9 @@ func (w *Watchdog) SetThresholds(th Thresholds) { w.th = th }
 // SessionID returns the session id the stream announced, if any.
 func (w *Watchdog) SessionID() string { return w.session }
 
+// OpenCalls returns how many tool calls are open.
+func (w *Watchdog) OpenCalls() int { return len(w.calls) }
+
 // Done reports whether the terminal event arrived.
 func (w *Watchdog) Done() bool { return w.done }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,8 +37,8 @@ type File struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending []byte
-	writing bool
-	synced  uint64 // generation of pending that has reached the file
+	done    chan struct{} // closed when the writer goroutine is gone
+	synced  uint64        // generation of pending that has reached the file
 	queued  uint64
 	closed  bool
 	dropped int
@@ -58,13 +59,19 @@ const maxPending = 16 << 20
 // with "pending" in place of the session id until Rename. It never fails:
 // a log it cannot create reports why and drops its records.
 func Open(dir string, start time.Time, report func(error)) *File {
-	l := &File{report: report, dir: dir, start: start}
-	l.cond = sync.NewCond(&l.mu)
+	l := newFile(report, dir, start)
 	if err := l.create(); err != nil {
 		l.fail(err)
+		close(l.done)
 		return l
 	}
 	go l.loop()
+	return l
+}
+
+func newFile(report func(error), dir string, start time.Time) *File {
+	l := &File{report: report, dir: dir, start: start, done: make(chan struct{})}
+	l.cond = sync.NewCond(&l.mu)
 	return l
 }
 
@@ -95,7 +102,7 @@ func (l *File) create() error {
 }
 
 func ownedByUs(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*unix.Stat_t)
+	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
 }
 
@@ -127,6 +134,7 @@ func (l *File) Write(p []byte) (int, error) {
 }
 
 func (l *File) loop() {
+	defer close(l.done)
 	var buf []byte
 	l.mu.Lock()
 	for {
@@ -139,7 +147,6 @@ func (l *File) loop() {
 		}
 		buf, l.pending = l.pending, buf[:0]
 		gen := l.queued
-		l.writing = true
 		dropped := l.dropped
 		l.mu.Unlock()
 
@@ -154,7 +161,6 @@ func (l *File) loop() {
 		err := l.write(buf)
 
 		l.mu.Lock()
-		l.writing = false
 		if err != nil {
 			l.dropped += strings.Count(string(buf), "\n")
 		}
@@ -251,13 +257,10 @@ func (l *File) Close() {
 	l.mu.Lock()
 	l.closed = true
 	l.cond.Broadcast()
-	for l.writing {
-		l.cond.Wait()
-	}
-	f := l.f
 	l.mu.Unlock()
-	if f != nil {
-		f.Close()
+	<-l.done
+	if l.f != nil {
+		l.f.Close()
 	}
 }
 

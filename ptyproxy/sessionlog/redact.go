@@ -41,18 +41,30 @@ func NewRedactor(args, env []string) *Redactor {
 	return r
 }
 
+// add learns a secret in the forms it takes in a record: as is, escaped
+// once (a field of the record), and escaped twice (inside an agent's JSON
+// line that the record holds as a string).
 func (r *Redactor) add(v string) {
 	if len(v) < minSecret {
 		return
 	}
-	r.secrets = append(r.secrets, []byte(v))
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	if esc := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte(`"`))[1:]; !bytes.Equal(esc, []byte(v)) {
-		r.secrets = append(r.secrets, esc)
+	form := []byte(v)
+	for range 3 {
+		if !slices.ContainsFunc(r.secrets, func(s []byte) bool { return bytes.Equal(s, form) }) {
+			r.secrets = append(r.secrets, form)
+		}
+		form = jsonEscape(form)
 	}
+}
+
+// jsonEscape returns b as it appears inside a JSON string.
+func jsonEscape(b []byte) []byte {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(string(b))
+	s := bytes.TrimSpace(out.Bytes())
+	return s[1 : len(s)-1]
 }
 
 // SecretName reports whether an environment variable's name says it holds

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+
+	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/watchdog"
+)
+
+// inspect prints a session log as a timeline:
+// cursor-wrap inspect [--json] [--gap 10s] FILE | --last.
+func inspect(args []string) int {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print the timeline as one JSON document")
+	last := fs.Bool("last", false, "inspect the newest log in the log dir")
+	gap := fs.Duration("gap", 10*time.Second, "mark silences at least this long")
+	logDir := fs.String("log-dir", "", "the log dir for --last (default: log_dir of the config)")
+	config := fs.String("config", "", "config file, for log_dir")
+	const usageLine = "usage: cursor-wrap inspect [--json] [--gap 10s] FILE | --last"
+	if err := fs.Parse(args); err != nil || *last == (fs.NArg() == 1) || fs.NArg() > 1 {
+		return fail(exitUsage, usageLine)
+	}
+	path := fs.Arg(0)
+	if *last {
+		dir := *logDir
+		if dir == "" {
+			cfgPath := *config
+			if cfgPath == "" {
+				cfgPath = watchdog.DefaultPath(os.Getenv)
+			}
+			file, err := watchdog.ReadFile(cfgPath)
+			if err != nil {
+				return fail(exitWrapper, "%v", err)
+			}
+			cfg, err := watchdog.Build(file, os.Environ(), nil)
+			if err != nil {
+				return fail(exitWrapper, "%v", err)
+			}
+			dir = cfg.LogDir
+		}
+		var err error
+		if path, err = sessionlog.Latest(dir); err != nil {
+			return fail(1, "%v", err)
+		}
+	}
+	t, err := sessionlog.Read(path, *gap)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(t); err != nil {
+			return fail(1, "%v", err)
+		}
+		return 0
+	}
+	t.Format(os.Stdout, *gap, term.IsTerminal(1))
+	return 0
+}

@@ -1,0 +1,130 @@
+package sessionlog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var t0 = time.UnixMilli(1795646667106)
+
+func TestFileModesAndRename(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "logs")
+	os.MkdirAll(dir, 0o755) // an existing, too open directory
+	os.WriteFile(filepath.Join(dir, "cursor-wrap-1795646667106-abc.jsonl"), []byte("older\n"), 0o600)
+	var reports atomic.Int32
+	l := Open(dir, t0, func(error) { reports.Add(1) })
+	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106-pending.jsonl" {
+		t.Errorf("pending name %s", got)
+	}
+	l.Write([]byte(`{"msg":"one"}` + "\n"))
+	l.Rename("abc") // taken: a suffix, never a replacement
+	l.Write([]byte(`{"msg":"two"}` + "\n"))
+	l.Close()
+	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106-abc-2.jsonl" {
+		t.Errorf("renamed to %s", got)
+	}
+	data, _ := os.ReadFile(l.Path())
+	if string(data) != "{\"msg\":\"one\"}\n{\"msg\":\"two\"}\n" {
+		t.Errorf("content %q", data)
+	}
+	if older, _ := os.ReadFile(filepath.Join(dir, "cursor-wrap-1795646667106-abc.jsonl")); string(older) != "older\n" {
+		t.Errorf("existing log replaced: %q", older)
+	}
+	fi, _ := os.Stat(l.Path())
+	di, _ := os.Stat(dir)
+	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
+		t.Errorf("modes: file %v, dir %v", fi.Mode().Perm(), di.Mode().Perm())
+	}
+	if reports.Load() != 0 {
+		t.Errorf("%d failures reported", reports.Load())
+	}
+}
+
+func TestSafeID(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"b7a9-12": "b7a9-12", "../x/y": ".._x_y", "": "unnamed", "..": "unnamed", "a\nb": "a_b"} {
+		if got := safeID(in); got != want {
+			t.Errorf("safeID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestUnwritableDir puts the log dir under a regular file, which fails even
+// for root, and checks the failure is reported once and nothing breaks.
+func TestUnwritableDir(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	var errs []error
+	l := Open(filepath.Join(file, "logs"), t0, func(err error) { errs = append(errs, err) })
+	for range 100 {
+		l.Write([]byte("{}\n"))
+	}
+	l.Rename("x")
+	l.Sync()
+	l.Close()
+	if len(errs) != 1 || l.Path() != "" {
+		t.Errorf("reports %v, path %q", errs, l.Path())
+	}
+}
+
+// TestFullDisk writes to /dev/full: every write fails with ENOSPC, which is
+// reported once; Sync and Close still return.
+func TestFullDisk(t *testing.T) {
+	t.Parallel()
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	var errs []error
+	l := newFile(func(err error) { errs = append(errs, err) }, "/dev", t0)
+	l.f, l.name = f, "full"
+	go l.loop()
+	for range 10 {
+		l.Write([]byte(`{"msg":"x"}` + "\n"))
+		l.Sync()
+	}
+	l.Close()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "no space") {
+		t.Errorf("reports %v", errs)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dropped != 10 {
+		t.Errorf("dropped %d records, want 10", l.dropped)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, n := range []string{"cursor-wrap-100-a.jsonl", "cursor-wrap-300-c.jsonl", "cursor-wrap-200-pending.jsonl", "cursor-wrap-50-x.jsonl", "notes.txt"} {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o600)
+	}
+	if err := Prune(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	var names []string
+	for _, p := range left {
+		names = append(names, filepath.Base(p))
+	}
+	if strings.Join(names, " ") != "cursor-wrap-200-pending.jsonl cursor-wrap-300-c.jsonl notes.txt" {
+		t.Errorf("left %v", names)
+	}
+	if latest, _ := Latest(dir); filepath.Base(latest) != "cursor-wrap-300-c.jsonl" {
+		t.Errorf("latest %s", latest)
+	}
+	if _, err := Latest(t.TempDir()); err == nil {
+		t.Error("Latest of an empty dir: no error")
+	}
+	if err := Prune(filepath.Join(dir, "missing"), 2); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("prune of a missing dir: %v", err)
+	}
+}
