@@ -51,6 +51,8 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   stdin            read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}
   tty              print {"type":"tty",…}: what stdout, stdin and stderr are
   big N            print one JSON line of N bytes
+  lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
+  tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
   burn DURATION    use CPU without printing
   read DURATION    read /dev/zero without printing
   group-child      start a child in the same process group that sleeps forever
@@ -224,6 +226,28 @@ func (a *agent) step(args []string) (int, error) {
 		}
 		a.big(n)
 		return 2, nil
+	case "lines", "tick":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return 0, err
+		}
+		if args[0] == "tick" {
+			every, err := time.ParseDuration(args[2])
+			if err != nil {
+				return 0, err
+			}
+			a.tick(n, every)
+			return 3, nil
+		}
+		size, err := strconv.Atoi(args[2])
+		if err != nil || size < 40 {
+			return 0, fmt.Errorf("lines: size %q: want a number ≥ 40", args[2])
+		}
+		a.lines(n, size)
+		return 3, nil
 	case "burn":
 		d, err := dur()
 		if err != nil {
@@ -311,6 +335,29 @@ func (a *agent) big(n int) {
 	a.out.WriteString(tail)
 	a.out.WriteByte('\n')
 	a.out.Flush()
+}
+
+// lines prints n JSON lines of size bytes each, newline included.
+func (a *agent) lines(n, size int) {
+	head := []byte(`{"type":"thinking","subtype":"delta","text":"`)
+	line := append(head, bytes.Repeat([]byte("x"), size-len(head)-3)...)
+	line = append(line, '"', '}', '\n')
+	for range n {
+		a.out.Write(line)
+	}
+	a.out.Flush()
+}
+
+// tick prints n small lines, every apart, each carrying its send time in
+// Unix nanoseconds, so a reader can measure how late each arrived.
+func (a *agent) tick(n int, every time.Duration) {
+	next := time.Now()
+	for i := range n {
+		time.Sleep(time.Until(next))
+		next = next.Add(every)
+		fmt.Fprintf(a.out, `{"type":"thinking","subtype":"delta","seq":%d,"sent_ns":%d}`+"\n", i, time.Now().UnixNano())
+		a.out.Flush()
+	}
 }
 
 // replay prints a transcript's lines, sleeping between lines as their
