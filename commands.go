@@ -84,10 +84,13 @@ func configCmd(args []string) int {
 		state = "loaded"
 	}
 	fmt.Printf("# config file: %s (%s)\n", path, state)
-	for _, s := range watchdog.Settings {
-		fmt.Printf("%-20s = %-24s # %s\n", s.Key, quoteValue(cfg, s.Key), cfg.Source(s.Key))
+	for _, key := range watchdog.Keys() {
+		v := quoteValue(cfg, key)
+		if key == watchdog.ToolTimeoutsKey {
+			v = cfg.Value(key)
+		}
+		fmt.Printf("%-24s = %-24s # %s\n", key, v, cfg.Source(key))
 	}
-	fmt.Printf("%-20s = %-24s # %s\n", watchdog.ToolTimeoutsKey, cfg.Value(watchdog.ToolTimeoutsKey), cfg.Source(watchdog.ToolTimeoutsKey))
 	return 0
 }
 

@@ -8,3 +8,5 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 )
+
+require github.com/fsnotify/fsnotify v1.10.1 // indirect

@@ -611,3 +611,135 @@ func TestStatusLine(t *testing.T) {
 		t.Errorf("status line drawn on a pipe: %q", r.stderr)
 	}
 }
+
+// save replaces a config file the way atomic writers do.
+func save(t *testing.T, path, text string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConfigReload edits the config of a running wrapper: garbage is
+// refused and the last good values kept; a flag-pinned key is not changed;
+// cutting idle_timeout from 30s to 1s declares the hang right after the
+// save.
+func TestConfigReload(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idle_timeout = \"30s\"\nkill_grace = \"2s\"\n")
+	logDir := t.TempDir()
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--config", cfg, "--kill-grace", "1s", "--", "line", initLine, "line", "ready", "hang")
+	cmd.Env = testEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	waitFor := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if recs := readLogs(t, logDir); len(recs) > 0 {
+				if _, ok := find(recs, what); ok {
+					return
+				}
+			}
+		}
+		t.Fatalf("no %s record", what)
+	}
+	save(t, cfg, "idle_timeout = \"1s\"\nkill_grace = ")
+	waitFor("config_error")
+	// The silence must pass the new limit before it is set: real time.
+	time.Sleep(1200 * time.Millisecond)
+	save(t, cfg, "idle_timeout = \"1s\"\nkill_grace = \"9s\"\n")
+	saved := time.Now()
+	go sc.Scan()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 124 {
+		t.Fatalf("exit %v; stderr %s", err, stderr.String())
+	}
+	recs := readLogs(t, logDir)
+	hang, _ := find(recs, "hang_detected")
+	if after := hang.Time.Sub(saved); after < 0 || after > 500*time.Millisecond {
+		t.Errorf("hang declared %v after the save, want right after (debounce %v)", after, 100*time.Millisecond)
+	}
+	var reloaded struct {
+		Changed []struct{ Key, Old, New string }
+		Pinned  []string
+	}
+	data, _ := os.ReadFile(readLogPath(t, logDir))
+	for line := range bytes.Lines(data) {
+		if bytes.Contains(line, []byte(`"msg":"config_reloaded"`)) {
+			json.Unmarshal(line, &reloaded)
+		}
+	}
+	if len(reloaded.Changed) != 1 || reloaded.Changed[0].Key != "idle_timeout" || reloaded.Changed[0].New != "1s" ||
+		len(reloaded.Pinned) != 1 || reloaded.Pinned[0] != "kill_grace (flag)" {
+		t.Errorf("config_reloaded %+v", reloaded)
+	}
+	for _, want := range []string{"cursor-wrap: warning: config not reloaded, keeping the last good values: config: " + cfg + ":2:",
+		"cursor-wrap: config reloaded: idle_timeout 30s → 1s, kill_grace (flag) pinned, unchanged"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func readLogPath(t *testing.T, dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("logs %v", files)
+	}
+	return files[0]
+}
+
+func TestBadConfigAtStart(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idle_timeout = \"30s\"\n\nidel_timeout = \"5s\"\n[tool_timeouts]\nshellToolCall = \"20m\"\n")
+	r := runWrapper(t, nil, nil, "--config", cfg, "--", "line", resultLine)
+	if r.code != 125 || !bytes.Contains(r.stderr, []byte(cfg+`:3: unknown key "idel_timeout"`)) {
+		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+func TestConfigCommand(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "sub", "config.toml")
+	run := func(env []string, args ...string) (string, int) {
+		cmd := exec.Command(wrapperBin, append([]string{"config", "--config", cfg}, args...)...)
+		cmd.Env = append(testEnv(), env...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		}
+		return string(out), 0
+	}
+	if out, code := run(nil, "--init"); code != 0 || !strings.Contains(out, "wrote "+cfg) {
+		t.Fatalf("--init: %d %s", code, out)
+	}
+	if out, code := run(nil, "--init"); code != 125 || !strings.Contains(out, "exists; not overwriting") {
+		t.Errorf("second --init: %d %s", code, out)
+	}
+	out, code := run([]string{"CURSOR_WRAP_TOOL_GRACE=7s"}, "--idle-timeout", "2m")
+	for _, want := range []string{"# config file: " + cfg + " (loaded)", `idle_timeout             = "2m0s"                   # flag`,
+		`tool_grace               = "7s"                     # env`, `kill_grace               = "5s"                     # file`,
+		`mcp.max_concurrent       = 4                        # file`, `tool_timeouts            = {}                       # default`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,9 +29,12 @@ import (
 // job is everything one wrapper run needs, resolved from the command line,
 // the environment and the config file.
 type job struct {
-	cfg     watchdog.Config
-	file    watchdog.File
+	cfg     watchdog.Config // as at the start; config() has the current one
+	flags   map[string]string
+	current atomic.Pointer[watchdog.Config]
+	reloads chan ptyproxy.Reload
 	profile *stream.Profile
+	cfgPath string
 	path    string   // the agent binary
 	args    []string // its args for the first attempt
 	env     []string
@@ -101,7 +105,10 @@ func resolve(o options) (*job, int) {
 		return nil, fail(exitNotFound, "%v", err)
 	}
 
-	j := &job{cfg: cfg, file: file, profile: profile, path: bin, env: env, args: o.agentArgs, parse: profile.Parse}
+	j := &job{cfg: cfg, flags: o.settings, profile: profile, path: bin, env: env, args: o.agentArgs, parse: profile.Parse,
+		reloads: make(chan ptyproxy.Reload, 1)}
+	j.current.Store(&cfg)
+	j.cfgPath = path
 	mode := stream.Events
 	if o.alias {
 		mode = profile.ModeOf(j.args)
@@ -167,6 +174,13 @@ func (j *job) run() int {
 		stop := j.drawStatus()
 		defer stop()
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if w, err := watchdog.NewWatcher(j.cfgPath, func(msg string) { console.Debug(msg) }); err != nil {
+		console.Debug("config changes will not be noticed: " + err.Error())
+	} else {
+		go w.Run(ctx, func() { j.reload(console) })
+	}
 
 	args, stdin := j.args, j.stdin
 	for attempt := 1; ; attempt++ {
@@ -180,7 +194,8 @@ func (j *job) run() int {
 			}
 			return fail(exitWrapper, "%v", err)
 		}
-		if out.Cause != ptyproxy.Hung || attempt > j.cfg.Restarts {
+		cfg := j.config()
+		if out.Cause != ptyproxy.Hung || attempt > cfg.Restarts {
 			console.Info(summary(out, logPath))
 			return exitStatus(out)
 		}
@@ -190,12 +205,12 @@ func (j *job) run() int {
 		}
 		stdin = nil
 		if out.SessionID != "" {
-			args = j.profile.Resume(j.args, out.SessionID, j.cfg.RestartPrompt)
-			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): resuming session %s with %q", attempt+1, j.cfg.Restarts+1, out.SessionID, j.cfg.RestartPrompt))
+			args = j.profile.Resume(j.args, out.SessionID, cfg.RestartPrompt)
+			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): resuming session %s with %q", attempt+1, cfg.Restarts+1, out.SessionID, cfg.RestartPrompt))
 		} else {
 			args = j.args
 			stdin = j.stdin
-			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): no session id was seen, so the original command runs again", attempt+1, j.cfg.Restarts+1))
+			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): no session id was seen, so the original command runs again", attempt+1, cfg.Restarts+1))
 		}
 	}
 }
@@ -203,6 +218,7 @@ func (j *job) run() int {
 // attempt runs one attempt with its own session log.
 func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Signal, size ptyproxy.WinSize, resize <-chan ptyproxy.WinSize, console *slog.Logger) (ptyproxy.Outcome, string, error) {
 	start := time.Now()
+	cfg := j.config()
 	logFile := sessionlog.Open(j.cfg.LogDir, start, func(err error) {
 		console.Warn("session log disabled: " + err.Error())
 	})
@@ -219,9 +235,10 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 		Stdout:          os.Stdout,
 		Stderr:          j.console,
 		Parse:           j.parse,
-		Thresholds:      j.cfg.Thresholds(),
-		Tick:            j.cfg.TickInterval,
-		KillGrace:       j.cfg.KillGrace,
+		Thresholds:      cfg.Thresholds(),
+		Tick:            cfg.TickInterval,
+		KillGrace:       cfg.KillGrace,
+		Reload:          j.reloads,
 		WinSize:         size,
 		Resize:          resize,
 		Signals:         sigs,
@@ -234,7 +251,7 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 		log.Error("start_failed", "error", err.Error())
 		return out, logFile.Path(), err
 	}
-	if out.Cause == ptyproxy.Hung && j.cfg.OnHang != "" {
+	if out.Cause == ptyproxy.Hung && j.config().OnHang != "" {
 		j.onHang(out, n, logFile.Path(), log, console)
 	}
 	log.Info("exit", "cause", out.Cause.String(), "status", exitStatus(out), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
@@ -258,13 +275,65 @@ func (j *job) onHang(out ptyproxy.Outcome, attempt int, logPath string, log, con
 		"CURSOR_WRAP_EXIT="+strconv.Itoa(exitStatus(out)))
 	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
 	defer cancel()
-	output, err := ptyproxy.RunHook(ctx, j.cfg.OnHang, j.redact.Redact(append(record, '\n')), env)
+	command := j.config().OnHang
+	output, err := ptyproxy.RunHook(ctx, command, j.redact.Redact(append(record, '\n')), env)
 	if err != nil {
-		log.Warn("on_hang_failed", "command", j.cfg.OnHang, "error", err.Error(), "output", string(output))
+		log.Warn("on_hang_failed", "command", command, "error", err.Error(), "output", string(output))
 		console.Warn("on_hang command failed: " + err.Error())
 		return
 	}
-	log.Info("on_hang", "command", j.cfg.OnHang, "output", string(output))
+	log.Info("on_hang", "command", command, "output", string(output))
+}
+
+// config returns the configuration in force now.
+func (j *job) config() watchdog.Config { return *j.current.Load() }
+
+// reload re-reads the config file after a change. Valid, the new values
+// apply at once, to the running attempt too; invalid or half-written, the
+// last good values stay. Either way one line on stderr says so.
+func (j *job) reload(console *slog.Logger) {
+	old := j.config()
+	file, err := watchdog.ReadFile(j.cfgPath)
+	var cfg watchdog.Config
+	if err == nil {
+		cfg, err = watchdog.Build(file, os.Environ(), j.flags)
+	}
+	if err != nil {
+		console.Warn("config not reloaded, keeping the last good values: " + err.Error())
+		j.send(ptyproxy.Reload{Err: err})
+		return
+	}
+	changes, pinned := watchdog.Diff(old, cfg, file)
+	if len(changes) == 0 && len(pinned) == 0 {
+		return
+	}
+	j.current.Store(&cfg)
+	j.level.Set(levelOf(cfg.LogLevel))
+	var words []string
+	for _, c := range changes {
+		words = append(words, c.Key+" "+c.Old+" → "+c.New)
+	}
+	for _, p := range pinned {
+		words = append(words, p+" pinned, unchanged")
+	}
+	console.Info("config reloaded: " + strings.Join(words, ", "))
+	j.send(ptyproxy.Reload{Thresholds: cfg.Thresholds(), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned})
+}
+
+// send hands a reload to the running attempt, replacing one it has not
+// taken yet (between attempts nobody reads, and only the newest matters).
+func (j *job) send(r ptyproxy.Reload) {
+	for {
+		select {
+		case j.reloads <- r:
+			return
+		default:
+			select {
+			case <-j.reloads:
+			default:
+			}
+		}
+	}
 }
 
 // drawStatus redraws the status line from the latest snapshot four times

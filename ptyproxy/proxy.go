@@ -65,9 +65,13 @@ type Options struct {
 // Reload carries a config change to a running attempt.
 type Reload struct {
 	Thresholds watchdog.Thresholds
-	// Changes are the changed keys' old and new values for the
-	// config_reloaded record, or Err why the file was not applied.
-	Changes []slog.Attr
+	Tick       time.Duration
+	KillGrace  time.Duration
+	// Changes and Pinned are for the config_reloaded record: what changed,
+	// and what the file tried to change but a flag or the environment
+	// holds. Err says why the file was not applied instead.
+	Changes []watchdog.Change
+	Pinned  []string
 	Err     error
 }
 

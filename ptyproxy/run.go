@@ -357,21 +357,25 @@ func (s *session) agentExiting() bool {
 	return !ok || info.state == 'Z' || info.state == 'X'
 }
 
+// onReload applies new thresholds to the running attempt: deadlines are
+// recomputed from them at once, and a hang they make due is declared now.
 func (s *session) onReload(rl Reload) {
 	if rl.Err != nil {
 		s.o.Log.Warn("config_error", "error", rl.Err.Error())
 		return
 	}
+	s.probe = rl.Thresholds.ActivityProbe && procAvailable()
 	th := rl.Thresholds
-	th.ActivityProbe = th.ActivityProbe && s.probe
+	th.ActivityProbe = s.probe
 	s.wd.SetThresholds(th)
-	args := make([]any, 0, len(rl.Changes))
-	for _, c := range rl.Changes {
-		args = append(args, c)
+	if rl.Tick > 0 {
+		s.o.Tick = rl.Tick
 	}
-	s.o.Log.Info("config_reloaded", args...)
+	if rl.KillGrace > 0 {
+		s.o.KillGrace = rl.KillGrace
+	}
+	s.o.Log.Info("config_reloaded", "changed", rl.Changes, "pinned", rl.Pinned)
 	if s.phase == Running {
-		// The new values may make a hang due right now.
 		s.onTimer(time.Now())
 	}
 }

@@ -42,8 +42,19 @@ type Config struct {
 	Agent             string
 	AgentBin          string
 	ToolTimeouts      map[string]time.Duration
+	MCP               MCPConfig
 
 	sources map[string]Source
+}
+
+// MCPConfig is the [mcp] table: the MCP server's bounds on what a caller
+// may ask for.
+type MCPConfig struct {
+	MinIdleTimeout time.Duration
+	MaxIdleTimeout time.Duration
+	MinHardTimeout time.Duration
+	MaxHardTimeout time.Duration
+	MaxConcurrent  int
 }
 
 // Source says where a setting's value came from.
@@ -107,6 +118,26 @@ var Settings = []Setting{
 // declare no timeout.
 const ToolTimeoutsKey = "tool_timeouts"
 
+// MCPKey is the table of the MCP server's settings.
+const MCPKey = "mcp"
+
+// MCPSettings are the keys of the [mcp] table. They have no flags.
+var MCPSettings = []Setting{
+	{"min_idle_timeout", "the shortest idle_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MinIdleTimeout }},
+	{"max_idle_timeout", "the longest idle_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MaxIdleTimeout }},
+	{"min_hard_timeout", "the shortest hard_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MinHardTimeout }},
+	{"max_hard_timeout", "the longest hard_timeout a caller may ask for (and the default when it asks for none)", func(c *Config) any { return &c.MCP.MaxHardTimeout }},
+	{"max_concurrent", "agents run at once; further calls wait", func(c *Config) any { return &c.MCP.MaxConcurrent }},
+}
+
+func lookupMCP(key string) (Setting, bool) {
+	i := slices.IndexFunc(MCPSettings, func(s Setting) bool { return s.Key == key })
+	if i < 0 {
+		return Setting{}, false
+	}
+	return MCPSettings[i], true
+}
+
 // Lookup returns the setting for a key.
 func Lookup(key string) (Setting, bool) {
 	i := slices.IndexFunc(Settings, func(s Setting) bool { return s.Key == key })
@@ -135,6 +166,13 @@ func DefaultConfig() Config {
 		LogLevel:          "info",
 		LogKeep:           200,
 		ToolTimeouts:      map[string]time.Duration{},
+		MCP: MCPConfig{
+			MinIdleTimeout: 10 * time.Second,
+			MaxIdleTimeout: 30 * time.Minute,
+			MinHardTimeout: time.Minute,
+			MaxHardTimeout: 4 * time.Hour,
+			MaxConcurrent:  4,
+		},
 	}
 }
 
@@ -171,7 +209,13 @@ func (c *Config) Value(key string) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	s, _ := Lookup(key)
+	s, ok := Lookup(key)
+	if sub, isMCP := strings.CutPrefix(key, MCPKey+"."); isMCP {
+		s, ok = lookupMCP(sub)
+	}
+	if !ok {
+		return ""
+	}
 	switch p := s.field(c).(type) {
 	case *time.Duration:
 		return p.String()
@@ -309,6 +353,13 @@ func (c *Config) Validate() error {
 	if c.LogDir == "" {
 		errs = append(errs, errors.New("log_dir: must not be empty"))
 	}
+	m := c.MCP
+	if m.MinIdleTimeout <= 0 || m.MinIdleTimeout > m.MaxIdleTimeout || m.MinHardTimeout <= 0 || m.MinHardTimeout > m.MaxHardTimeout {
+		errs = append(errs, errors.New("[mcp]: each minimum must be positive and no more than its maximum"))
+	}
+	if m.MaxConcurrent < 1 {
+		errs = append(errs, fmt.Errorf("[mcp] max_concurrent: %d is less than 1", m.MaxConcurrent))
+	}
 	return errors.Join(errs...)
 }
 
@@ -319,6 +370,7 @@ type File struct {
 	text   []byte
 	values map[string]any
 	tools  map[string]any
+	mcp    map[string]any
 }
 
 // ErrConfig wraps every problem with the configuration.
@@ -348,12 +400,21 @@ func ReadFile(path string) (File, error) {
 	f.values = map[string]any{}
 	for key, v := range raw {
 		switch {
-		case key == ToolTimeoutsKey:
+		case key == ToolTimeoutsKey || key == MCPKey:
 			t, ok := v.(map[string]any)
 			if !ok {
 				return f, fmt.Errorf("%w: %s:%d: %s must be a table like [%s]", ErrConfig, path, lineOf(text, "", key), key, key)
 			}
-			f.tools = t
+			if key == ToolTimeoutsKey {
+				f.tools = t
+				continue
+			}
+			for sub := range t {
+				if _, ok := lookupMCP(sub); !ok {
+					return f, fmt.Errorf("%w: %s:%d: unknown key %q in [%s]", ErrConfig, path, lineOf(text, MCPKey, sub), sub, MCPKey)
+				}
+			}
+			f.mcp = t
 		default:
 			if _, ok := Lookup(key); !ok {
 				return f, fmt.Errorf("%w: %s:%d: unknown key %q", ErrConfig, path, lineOf(text, "", key), key)
@@ -407,6 +468,13 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		c.ToolTimeouts[kind] = d
 		c.mark(ToolTimeoutsKey, FromFile)
 	}
+	for _, key := range slices.Sorted(maps.Keys(file.mcp)) {
+		s, _ := lookupMCP(key)
+		if err := c.setTOML(s, file.mcp[key]); err != nil {
+			return c, fmt.Errorf("%w: %s:%d: [%s] %w", ErrConfig, file.Path, lineOf(text, MCPKey, key), MCPKey, err)
+		}
+		c.mark(MCPKey+"."+key, FromFile)
+	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, EnvPrefix) {
@@ -444,12 +512,16 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 }
 
 // A Change is one key whose value a reload changed.
-type Change struct{ Key, Old, New string }
+type Change struct {
+	Key string `json:"key"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
 
 // Diff lists the keys whose values differ between two configurations, and
 // the keys the file tried to change but a flag or the environment pins.
 func Diff(old, new Config, file File) (changes []Change, pinned []string) {
-	for _, key := range keys() {
+	for _, key := range Keys() {
 		if o, n := old.Value(key), new.Value(key); o != n {
 			changes = append(changes, Change{key, o, n})
 		}
@@ -462,12 +534,17 @@ func Diff(old, new Config, file File) (changes []Change, pinned []string) {
 	return changes, pinned
 }
 
-func keys() []string {
-	out := make([]string, 0, len(Settings)+1)
+// Keys lists every key, the [mcp] table's as "mcp.KEY".
+func Keys() []string {
+	out := make([]string, 0, len(Settings)+1+len(MCPSettings))
 	for _, s := range Settings {
 		out = append(out, s.Key)
 	}
-	return append(out, ToolTimeoutsKey)
+	out = append(out, ToolTimeoutsKey)
+	for _, s := range MCPSettings {
+		out = append(out, MCPKey+"."+s.Key)
+	}
+	return out
 }
 
 // DefaultPath returns where the config file is looked for: $CURSOR_WRAP_CONFIG,
@@ -509,6 +586,14 @@ func InitText() string {
 	}
 	b.WriteString("# Budgets for tool calls that declare no timeout, by tool kind; a kind not\n")
 	b.WriteString("# listed gets idle_timeout.\n[" + ToolTimeoutsKey + "]\n")
-	b.WriteString("# shellToolCall = \"20m\"\n# mcpToolCall = \"10m\"\n")
+	b.WriteString("# shellToolCall = \"20m\"\n# mcpToolCall = \"10m\"\n\n")
+	b.WriteString("# The MCP server (cursor-wrap mcp): bounds on what a caller may ask for.\n[" + MCPKey + "]\n")
+	for _, s := range MCPSettings {
+		v := c.Value(MCPKey + "." + s.Key)
+		if _, isDur := s.field(&c).(*time.Duration); isDur {
+			v = strconv.Quote(v)
+		}
+		fmt.Fprintf(&b, "# %s\n%s = %s\n", s.Doc, s.Key, v)
+	}
 	return b.String()
 }

@@ -1,0 +1,169 @@
+package watchdog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func build(t *testing.T, text string, env []string, flags map[string]string) (Config, error) {
+	t.Helper()
+	f, err := ReadFile(writeConfig(t, text))
+	if err != nil {
+		return Config{}, err
+	}
+	return Build(f, env, flags)
+}
+
+func TestPrecedence(t *testing.T) {
+	t.Parallel()
+	c, err := build(t, `
+idle_timeout = "90s"
+tool_grace = "10s"
+kill_grace = "2s"
+restarts = 2
+activity_cpu_floor = 1
+[tool_timeouts]
+shellToolCall = "20m"
+[mcp]
+max_concurrent = 8
+`, []string{"CURSOR_WRAP_TOOL_GRACE=20s", "CURSOR_WRAP_KILL_GRACE=3s", "UNRELATED=1", "CURSOR_WRAP_UNKNOWN=x"}, map[string]string{"kill_grace": "4s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key   string
+		value string
+		src   Source
+	}{
+		{"idle_timeout", "1m30s", FromFile},
+		{"tool_grace", "20s", FromEnv},
+		{"kill_grace", "4s", FromFlag},
+		{"exit_grace", "5s", FromDefault},
+		{"restarts", "2", FromFile},
+		{"activity_cpu_floor", "1", FromFile},
+		{ToolTimeoutsKey, `{shellToolCall = "20m0s"}`, FromFile},
+		{"mcp.max_concurrent", "8", FromFile},
+		{"mcp.max_idle_timeout", "30m0s", FromDefault},
+	} {
+		if v, src := c.Value(tc.key), c.Source(tc.key); v != tc.value || src != tc.src {
+			t.Errorf("%s = %s from %s, want %s from %s", tc.key, v, src, tc.value, tc.src)
+		}
+	}
+	if th := c.Thresholds(); th.ToolTimeouts["shellToolCall"] != 20*time.Minute || th.IdleTimeout != 90*time.Second {
+		t.Errorf("thresholds %+v", th)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, text string
+		flags      map[string]string
+		want       string
+	}{
+		{"unknown key names its line", "idle_timeout = \"5s\"\n\nidle_timout = \"5s\"\n", nil, `:3: unknown key "idle_timout"`},
+		{"unknown mcp key", "[mcp]\nmax_concurent = 3\n", nil, `:2: unknown key "max_concurent" in [mcp]`},
+		{"syntax", "idle_timeout = \n", nil, ":1:"},
+		{"not a duration", "tool_grace = \"5 minutes\"\n", nil, `:1: tool_grace: "5 minutes" is not a duration`},
+		{"number for a duration", "tool_grace = 5\n", nil, `:1: tool_grace: want a duration in quotes`},
+		{"string for a number", "restarts = \"2\"\n", nil, `:1: restarts: want a whole number`},
+		{"bad tool timeout", "[tool_timeouts]\n\nshellToolCall = 5\n", nil, `:3: tool_timeouts.shellToolCall`},
+		{"negative", "exit_grace = \"-1s\"\n", nil, "exit_grace: -1s is negative"},
+		{"zero tick", "tick_interval = \"0s\"\n", nil, "tick_interval: must be more than 0"},
+		{"kill grace cap", "", map[string]string{"kill_grace": "2m"}, "kill_grace: 2m0s is more than 1m"},
+		{"log level", "log_level = \"loud\"\n", nil, `log_level: "loud" is not`},
+		{"bad flag", "", map[string]string{"idle_timeout": "soon"}, `--idle-timeout: idle_timeout: "soon"`},
+		{"mcp bounds", "[mcp]\nmin_idle_timeout = \"1h\"\n", nil, "[mcp]: each minimum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := build(t, tc.text, nil, tc.flags)
+			if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	t.Parallel()
+	f, err := ReadFile(filepath.Join(t.TempDir(), "none.toml"))
+	if err != nil || f.Exists {
+		t.Fatalf("missing file: %+v, %v", f, err)
+	}
+	c, err := Build(f, nil, nil)
+	if err != nil || c.IdleTimeout != time.Minute {
+		t.Errorf("defaults: %v, %v", c.IdleTimeout, err)
+	}
+}
+
+// TestInitTextIsTheDefaults checks that the file config --init writes reads
+// back as exactly the defaults.
+func TestInitTextIsTheDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := build(t, InitText(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultConfig()
+	for _, k := range Keys() {
+		if c.Value(k) != d.Value(k) {
+			t.Errorf("%s = %s, default %s", k, c.Value(k), d.Value(k))
+		}
+	}
+	for _, s := range append(Settings, MCPSettings...) {
+		if !strings.Contains(InitText(), "# "+s.Doc+"\n") {
+			t.Errorf("%s is not documented", s.Key)
+		}
+	}
+}
+
+func TestDiffAndPinned(t *testing.T) {
+	t.Parallel()
+	flags := map[string]string{"kill_grace": "4s"}
+	old, _ := build(t, "idle_timeout = \"30s\"\n", nil, flags)
+	path := writeConfig(t, "idle_timeout = \"1s\"\nkill_grace = \"9s\"\n")
+	f, _ := ReadFile(path)
+	cfg, err := Build(f, nil, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, pinned := Diff(old, cfg, f)
+	if len(changes) != 1 || changes[0] != (Change{"idle_timeout", "30s", "1s"}) {
+		t.Errorf("changes %v", changes)
+	}
+	if len(pinned) != 1 || pinned[0] != "kill_grace (flag)" || cfg.KillGrace != 4*time.Second {
+		t.Errorf("pinned %v, kill_grace %v", pinned, cfg.KillGrace)
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	home, _ := os.UserHomeDir()
+	if got := DefaultPath(get); got != filepath.Join(home, ".config/cursor-wrap/config.toml") {
+		t.Errorf("default %s", got)
+	}
+	env["XDG_CONFIG_HOME"] = "/x"
+	if got := DefaultPath(get); got != "/x/cursor-wrap/config.toml" {
+		t.Errorf("xdg %s", got)
+	}
+	env["CURSOR_WRAP_CONFIG"] = "/y.toml"
+	if got := DefaultPath(get); got != "/y.toml" {
+		t.Errorf("env %s", got)
+	}
+}

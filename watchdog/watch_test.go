@@ -1,0 +1,113 @@
+package watchdog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// watched starts Watch on a config file in a fresh directory and returns
+// a channel that receives the file's content at each reload.
+func watched(t *testing.T, initial string) (path string, reloads <-chan string) {
+	t.Helper()
+	dir := t.TempDir()
+	path = filepath.Join(dir, "config.toml")
+	if initial != "" {
+		os.WriteFile(path, []byte(initial), 0o600)
+	}
+	ch := make(chan string, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w, err := NewWatcher(path, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go w.Run(ctx, func() {
+		b, _ := os.ReadFile(path)
+		ch <- string(b)
+	})
+	return path, ch
+}
+
+func expectReload(t *testing.T, reloads <-chan string, want string) {
+	t.Helper()
+	select {
+	case got := <-reloads:
+		if got != want {
+			t.Errorf("reloaded %q, want %q", got, want)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatalf("no reload (want %q)", want)
+	}
+	select {
+	case extra := <-reloads:
+		t.Errorf("reloaded again: %q (a burst must give one reload)", extra)
+	case <-time.After(3 * Debounce):
+	}
+}
+
+func TestWatchSaves(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		save func(path, text string)
+	}{
+		{"atomic rename", func(path, text string) {
+			tmp := path + ".tmp"
+			os.WriteFile(tmp, []byte(text), 0o600)
+			os.Rename(tmp, path)
+		}},
+		{"truncate and write in place", func(path, text string) {
+			f, _ := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+			f.WriteString(text[:3])
+			time.Sleep(20 * time.Millisecond) // a writer pausing mid-file
+			f.WriteString(text[3:])
+			f.Close()
+		}},
+		{"vim backup and rename", func(path, text string) {
+			os.Rename(path, path+"~")
+			os.WriteFile(path, []byte(text), 0o600)
+			os.Chmod(path, 0o600)
+			os.Remove(path + "~")
+		}},
+		{"delete and re-create", func(path, text string) {
+			os.Remove(path)
+			time.Sleep(20 * time.Millisecond)
+			os.WriteFile(path, []byte(text), 0o600)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path, reloads := watched(t, `idle_timeout = "30s"`)
+			tc.save(path, `idle_timeout = "1s"`)
+			expectReload(t, reloads, `idle_timeout = "1s"`)
+			// A second save by the same method is still seen.
+			tc.save(path, `idle_timeout = "2s"`)
+			expectReload(t, reloads, `idle_timeout = "2s"`)
+		})
+	}
+}
+
+func TestWatchIgnoresChmodAndOthers(t *testing.T) {
+	t.Parallel()
+	path, reloads := watched(t, `idle_timeout = "30s"`)
+	os.Chmod(path, 0o644)
+	os.WriteFile(filepath.Join(filepath.Dir(path), "other.toml"), []byte("x"), 0o600)
+	select {
+	case got := <-reloads:
+		t.Errorf("reloaded on chmod or another file: %q", got)
+	case <-time.After(4 * Debounce):
+	}
+}
+
+func TestWatchMissingDir(t *testing.T) {
+	t.Parallel()
+	var notes []string
+	w, err := NewWatcher(filepath.Join(t.TempDir(), "missing", "config.toml"), func(s string) { notes = append(notes, s) })
+	if err != nil || len(notes) != 1 {
+		t.Fatalf("NewWatcher = %v, notes %q", err, notes)
+	}
+	w.Run(context.Background(), func() { t.Error("reload") }) // Returns at once.
+}
