@@ -26,6 +26,8 @@ type Event struct {
 	// Terminal is set by the event that completes the agent's answer
 	// (cursor's "result"); afterwards the agent is expected to exit.
 	Terminal bool
+	// Answer is the agent's final text, carried by the terminal event.
+	Answer string
 }
 
 // A Call is one tool call as its start event declares it.
@@ -83,6 +85,13 @@ func parseCursor(line []byte, ev *Event) {
 			tc.read(&s, false)
 		case "payload":
 			readPayload(&s, &tc)
+		case "result":
+			// Read only on the terminal event: the only one that carries it.
+			if ev.Type == "result" {
+				ev.Answer, _ = s.text()
+			} else {
+				s.skip()
+			}
 		default:
 			s.skip()
 		}

@@ -66,7 +66,7 @@ func TestParseCursorEvents(t *testing.T) {
 		{
 			name: "result",
 			line: `{"type":"result","subtype":"success","duration_ms":1,"is_error":false,"result":"done","session_id":"s1","request_id":"r"}`,
-			want: Event{Type: "result", Subtype: "success", SessionID: "s1", Terminal: true},
+			want: Event{Type: "result", Subtype: "success", SessionID: "s1", Terminal: true, Answer: "done"},
 		},
 		{
 			name: "unknown type",
