@@ -72,6 +72,7 @@ Usage:
                                               cursor-agent through the wrapper
   cursor-wrap inspect [--json] FILE|--last    a session log as a timeline
   cursor-wrap config [--init]                 the effective config, or a new file
+  cursor-wrap doctor [--shell SHELL]          check the installation
   cursor-wrap demo                            watch a normal run and a hang
 
 Direct mode adds --print --output-format stream-json (and --force, --model)

@@ -7,6 +7,7 @@
 //	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
 //	cursor-wrap inspect [--json] LOGFILE | --last
 //	cursor-wrap config [--init]
+//	cursor-wrap doctor [--shell bash|zsh|fish]
 //	cursor-wrap demo
 package main
 
@@ -48,6 +49,8 @@ func run(args []string) int {
 			return configCmd(args[1:])
 		case "demo":
 			return demo(args[1:])
+		case "doctor":
+			return doctor(args[1:])
 		case "help":
 			usage(os.Stdout)
 			return 0

@@ -163,6 +163,11 @@ func (t *tree) activity() watchdog.Activity {
 	return a
 }
 
+// ProbeAvailable reports whether /proc can tell the activity of the
+// agent's processes here; without it the idle rule has no activity
+// evidence to weigh.
+func ProbeAvailable() bool { return procAvailable() }
+
 // procAvailable reports whether /proc can tell the activity of a process.
 func procAvailable() bool {
 	_, ok := readStat(os.Getpid())
