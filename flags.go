@@ -14,6 +14,7 @@ type options struct {
 	settings  map[string]string // config keys given as flags, as text
 	config    string
 	model     string
+	modelSet  bool // --model given, not its default
 	workspace string
 	force     bool
 	alias     bool
@@ -38,7 +39,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		fs.Var(settingFlag{s, o.settings}, s.Flag(), s.Doc)
 	}
 	fs.StringVar(&o.config, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
-	fs.StringVar(&o.model, "model", "auto", "model passed to the agent in direct mode when its args name none")
+	fs.StringVar(&o.model, "model", "auto", "model passed to the agent in direct mode when its args name none (the default is cursor's)")
 	fs.StringVar(&o.workspace, "workspace", "", "workspace passed to the agent in direct mode when its args name none")
 	fs.BoolVar(&o.force, "force", true, "pass --force to the agent in direct mode")
 	fs.BoolVar(&o.alias, "alias", false, "alias mode: add nothing to the agent's args; watch only headless runs (used by shell-init)")
@@ -58,6 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("%w (see cursor-wrap --help; agent flags go after --)", err)
 	}
 	o.agentArgs = fs.Args()
+	fs.Visit(func(f *flag.Flag) { o.modelSet = o.modelSet || f.Name == "model" })
 	return o, nil
 }
 

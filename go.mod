@@ -9,3 +9,5 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 )
+
+require github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect

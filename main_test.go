@@ -743,3 +743,50 @@ func TestConfigCommand(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestProfilesThroughTheWrapper runs each agent profile with the fake agent
+// speaking that agent's stream: the first attempt hangs after the session
+// is named, the restart resumes it the agent's way (gemini, which cannot
+// resume by id, reruns the command), and the terminal event ends the run.
+func TestProfilesThroughTheWrapper(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		agent, session, terminal string
+		args, resumed            []string
+	}{
+		{"claude", `{"type":"system","subtype":"init","session_id":"cs-1"}`, `{"type":"result","subtype":"success","result":"ok","session_id":"cs-1"}`,
+			[]string{"-p", "--output-format", "stream-json", "--verbose", "hi"}, []string{"-p", "--output-format", "stream-json", "--verbose", "--resume", "cs-1", "continue"}},
+		{"codex", `{"type":"thread.started","thread_id":"th-1"}`, `{"type":"turn.completed"}`,
+			[]string{"exec", "--json", "hi"}, []string{"exec", "--json", "resume", "th-1", "continue"}},
+		{"gemini", `{"type":"init","session_id":"g-1"}`, `{"type":"result","status":"success"}`,
+			[]string{"-p", "hi", "-o", "stream-json"}, []string{"-p", "hi", "-o", "stream-json"}},
+		{"opencode", `{"type":"step_start","sessionID":"ses_1","part":{"messageID":"m1"}}`, `{"type":"step_finish","sessionID":"ses_1","part":{"messageID":"m1","reason":"stop"}}`,
+			[]string{"run", "--format", "json", "hi"}, []string{"run", "--format", "json", "--session", "ses_1", "continue"}},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "hung")
+			r := runWrapper(t, []string{steps("args", "line", tc.session, "hang-once", marker, "line", tc.terminal, "hang")}, nil,
+				append([]string{"--agent", tc.agent, "--idle-timeout", "600ms", "--exit-grace", "300ms", "--restarts", "1", "--"}, tc.args...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var argvs [][]string
+			for line := range bytes.Lines(r.stdout) {
+				var a struct {
+					Type string
+					Argv []string
+				}
+				if json.Unmarshal(line, &a) == nil && a.Type == "args" {
+					argvs = append(argvs, a.Argv)
+				}
+			}
+			if len(argvs) != 2 || strings.Join(argvs[0], " ") != strings.Join(tc.args, " ") || strings.Join(argvs[1], " ") != strings.Join(tc.resumed, " ") {
+				t.Errorf("attempts ran with %q, want %q then %q", argvs, tc.args, tc.resumed)
+			}
+			if !bytes.Contains(r.stderr, []byte("answered, did not exit, and was stopped")) {
+				t.Errorf("the terminal event was not seen: %s", r.stderr)
+			}
+		})
+	}
+}

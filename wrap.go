@@ -35,6 +35,7 @@ type job struct {
 	reloads chan ptyproxy.Reload
 	profile *stream.Profile
 	cfgPath string
+	dir     string   // the agent's working directory, "" for ours
 	path    string   // the agent binary
 	args    []string // its args for the first attempt
 	env     []string
@@ -119,7 +120,14 @@ func resolve(o options) (*job, int) {
 			return nil, fail(exitNotExec, "exec %s: %v", bin, err)
 		}
 	} else {
-		j.args = profile.Headless(j.args, stream.Direct{Model: o.model, Workspace: o.workspace, Force: o.force})
+		model := o.model
+		if profile != stream.Cursor && !o.modelSet {
+			model = "" // "auto" is cursor's; other agents keep their own default
+		}
+		j.args = profile.Headless(j.args, stream.Direct{Model: model, Workspace: o.workspace, Force: o.force})
+		if profile.WorkspaceByDir() {
+			j.dir = o.workspace
+		}
 		mode = profile.ModeOf(j.args)
 	}
 	if mode == stream.Bytes {
@@ -204,13 +212,17 @@ func (j *job) run() int {
 			_, _ = os.Stdout.Write([]byte{'\n'})
 		}
 		stdin = nil
-		if out.SessionID != "" {
+		if out.SessionID != "" && j.profile.CanResume() {
 			args = j.profile.Resume(j.args, out.SessionID, cfg.RestartPrompt)
 			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): resuming session %s with %q", attempt+1, cfg.Restarts+1, out.SessionID, cfg.RestartPrompt))
 		} else {
 			args = j.args
 			stdin = j.stdin
-			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): no session id was seen, so the original command runs again", attempt+1, cfg.Restarts+1))
+			why := "no session id was seen"
+			if !j.profile.CanResume() {
+				why = j.profile.Name + " cannot resume a session by id"
+			}
+			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s, so the original command runs again", attempt+1, cfg.Restarts+1, why))
 		}
 	}
 }
@@ -231,6 +243,7 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 		Path:            j.path,
 		Args:            args,
 		Env:             j.env,
+		Dir:             j.dir,
 		Stdin:           stdin,
 		Stdout:          os.Stdout,
 		Stderr:          j.console,

@@ -531,6 +531,8 @@ func TestFastExitSlowReader(t *testing.T) {
 	}
 }
 
+const undeclared = `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}}}`
+
 // TestActivityEvidence checks the activity rule with real processes: a
 // silent agent that burns CPU or reads is tolerated past the idle timeout
 // (up to max_silence); a silent idle one is killed at the idle timeout.
@@ -550,6 +552,10 @@ func TestActivityEvidence(t *testing.T) {
 		{"reading", []string{"line", "x", "read", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
 		{"idle", []string{"line", "x", "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 		{"busy past max_silence", []string{"line", "x", "burn", "10s"}, 2 * time.Second, true, 2 * time.Second},
+		// A tool started with no declared timeout runs in its own session,
+		// as real agents start their tools: its process is the evidence.
+		{"undeclared call, tool process alive", []string{"setsid-child", "line", undeclared, "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
+		{"undeclared call, nothing running", []string{"line", undeclared, "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

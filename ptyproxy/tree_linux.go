@@ -13,6 +13,7 @@ import (
 // procInfo is what /proc/PID/stat says of one process.
 type procInfo struct {
 	pid, ppid, pgid int
+	sid             int
 	state           byte
 	start           uint64 // start time in clock ticks since boot: with pid, an identity
 	cpu             uint64 // user+system ticks, its reaped children's included
@@ -45,6 +46,7 @@ func readStat(pid int) (procInfo, bool) {
 		pid:   pid,
 		ppid:  int(num(4)),
 		pgid:  int(num(5)),
+		sid:   int(num(6)),
 		state: f[0][0],
 		start: num(22),
 		cpu:   num(14) + num(15) + num(16) + num(17),
@@ -153,12 +155,16 @@ func (t *tree) orphans() []int {
 	return out
 }
 
-// activity sums CPU time and bytes read over the attempt's processes.
+// activity sums CPU time and bytes read over the attempt's processes, and
+// counts those in a session of their own: the agent's tools.
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
 	for _, p := range t.snapshot() {
 		a.CPU += time.Duration(p.cpu) * time.Second / ticksPerSecond
 		a.ReadBytes += readChar(p.pid)
+		if p.sid != t.agent {
+			a.Tools++
+		}
 	}
 	return a
 }

@@ -26,8 +26,11 @@ type Event struct {
 	// Terminal is set by the event that completes the agent's answer
 	// (cursor's "result"); afterwards the agent is expected to exit.
 	Terminal bool
-	// Answer is the agent's final text, carried by the terminal event.
-	Answer string
+	// Answer is the agent's reply text, or a piece of it to append when
+	// AnswerDelta is set. The last whole one (with the pieces after it) is
+	// the final answer.
+	Answer      string
+	AnswerDelta bool
 }
 
 // A Call is one tool call as its start event declares it.
@@ -337,3 +340,20 @@ func kindName(key []byte) string {
 	}
 	return string(key)
 }
+
+// A Reply folds events' answers into the agent's final answer: a whole
+// answer replaces what came before, a delta is appended.
+type Reply struct{ text []byte }
+
+// Add takes one event's answer, if it has one.
+func (r *Reply) Add(ev Event) {
+	switch {
+	case ev.AnswerDelta:
+		r.text = append(r.text, ev.Answer...)
+	case ev.Answer != "":
+		r.text = append(r.text[:0], ev.Answer...)
+	}
+}
+
+// String returns the answer so far.
+func (r *Reply) String() string { return string(r.text) }

@@ -15,29 +15,50 @@ type Profile struct {
 	Binaries []string // command names it is installed as
 	// Parse reads one output line of its streaming format.
 	Parse func(Line) Event
-	// valueFlags take a value in the next argument (or after "=").
-	valueFlags []string
-	// printFlags select headless mode; formatFlag names the output format.
-	printFlags []string
-	formatFlag string
-	streaming  string // the format that streams events
-	// resume returns args that resume session id with prompt.
-	resume func(p *Profile, args []string, id, prompt string) []string
+
+	// Command line. subcommand must come first for headless runs (codex
+	// exec, opencode run); valueFlags take the next argument unless
+	// written flag=value; variadicFlags take every argument up to the next
+	// flag, as the CLI's parser does.
+	subcommand    []string
+	valueFlags    []string
+	variadicFlags []string
+	// printFlags select headless mode. When promptIsValue, the prompt is
+	// the value of a print flag (gemini -p PROMPT).
+	printFlags    []string
+	promptIsValue bool
+	// formatFlags name the output format and streaming the value that
+	// streams events; an empty streaming means the flag alone does (codex
+	// --json).
+	formatFlags []string
+	streaming   string
+	// Direct mode adds these when missing.
+	extra         []string
+	modelFlags    []string
+	workspaceFlag string // "" when the agent takes its workspace from its working directory
+	forceFlags    []string
+	// resumeFlag resumes a session: "--resume ID"; "" when only the
+	// original command can be rerun. codex resumes with a subcommand.
+	resumeFlag string
+	resumeSub  string
 }
+
+var profiles = []*Profile{Cursor, Claude, Codex, Gemini, OpenCode}
 
 // Cursor is the profile of cursor-agent (also installed as agent).
 var Cursor = &Profile{
-	Name:       "cursor",
-	Binaries:   []string{"cursor-agent", "agent"},
-	Parse:      Parse,
-	valueFlags: []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
-	printFlags: []string{"-p", "--print"},
-	formatFlag: "--output-format",
-	streaming:  "stream-json",
-	resume:     flagResume("--resume"),
+	Name:          "cursor",
+	Binaries:      []string{"cursor-agent", "agent"},
+	Parse:         Parse,
+	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
+	printFlags:    []string{"-p", "--print"},
+	formatFlags:   []string{"--output-format"},
+	streaming:     "stream-json",
+	modelFlags:    []string{"--model", "-m"},
+	workspaceFlag: "--workspace",
+	forceFlags:    []string{"--force", "-f", "--yolo"},
+	resumeFlag:    "--resume",
 }
-
-var profiles = []*Profile{Cursor}
 
 // Profiles returns every known profile.
 func Profiles() []*Profile { return slices.Clone(profiles) }
@@ -68,70 +89,103 @@ func ProfileFor(binary string) *Profile {
 
 // An arg is one parsed command-line argument.
 type arg struct {
-	flag       string // the flag's name, "" for a positional
-	value      int    // index of the flag's value, -1 if none
+	flag       string // the flag's name ("" for a value or positional)
+	values     []int  // indexes of the flag's values
 	positional bool
+	sub        bool // the subcommand
+	value      bool // a flag's value
 }
 
 // scan walks args the way the agent's option parser would: a value flag
-// takes the next argument unless written flag=value, and everything after
-// "--" is positional.
+// takes the next argument unless written flag=value, a variadic flag
+// takes every argument up to the next flag, everything after "--" is
+// positional, and the first positional may be the subcommand.
 func (p *Profile) scan(args []string) []arg {
 	out := make([]arg, len(args))
+	seenPositional := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		out[i] = arg{value: -1}
 		switch {
 		case a == "--":
-			for j := i + 1; j < len(args); j++ {
-				out[j] = arg{value: -1, positional: true}
-			}
 			out[i].flag = "--"
+			for j := i + 1; j < len(args); j++ {
+				out[j].positional = true
+			}
 			return out
 		case strings.HasPrefix(a, "-") && a != "-":
 			name, _, hasValue := strings.Cut(a, "=")
 			out[i].flag = name
-			if !hasValue && slices.Contains(p.valueFlags, name) && i+1 < len(args) {
-				out[i].value = i + 1
-				out[i+1] = arg{value: -1}
+			if hasValue {
+				continue
+			}
+			switch {
+			case slices.Contains(p.variadicFlags, name):
+				for f := i; i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"); {
+					i++
+					out[i].value = true
+					out[f].values = append(out[f].values, i)
+				}
+			case slices.Contains(p.valueFlags, name) && i+1 < len(args):
+				out[i].values = []int{i + 1}
+				out[i+1].value = true
 				i++
 			}
 		default:
-			out[i].positional = true
+			if !seenPositional && slices.Contains(p.subcommand, a) {
+				out[i].sub = true
+			} else {
+				out[i].positional = true
+			}
+			seenPositional = true
 		}
 	}
 	return out
 }
 
-// flagValue returns the value of the last occurrence of a flag.
-func (p *Profile) flagValue(args []string, flag string) (string, bool) {
+// idxFlag returns the index of the flag whose value is at i.
+func idxFlag(out []arg, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if out[j].flag != "" {
+			return j
+		}
+	}
+	return 0
+}
+
+// flagValue returns the value of the last occurrence of any of flags.
+func (p *Profile) flagValue(args []string, flags ...string) (string, bool) {
 	val, found := "", false
 	for i, a := range p.scan(args) {
-		if a.flag != flag {
+		if a.flag == "" || !slices.Contains(flags, a.flag) {
 			continue
 		}
 		found = true
 		if _, v, ok := strings.Cut(args[i], "="); ok {
 			val = v
-		} else if a.value >= 0 {
-			val = args[a.value]
+		} else if len(a.values) > 0 {
+			val = args[a.values[0]]
 		}
 	}
 	return val, found
 }
 
 func (p *Profile) has(args []string, flags ...string) bool {
-	for _, a := range p.scan(args) {
-		if a.flag != "" && slices.Contains(flags, a.flag) {
+	_, ok := p.flagValue(args, flags...)
+	return ok
+}
+
+func (p *Profile) hasSub(args []string) bool {
+	return len(p.subcommand) == 0 || slices.ContainsFunc(p.scan(args), func(a arg) bool { return a.sub })
+}
+
+// HasPrompt reports whether args hold the prompt. Without one the agent
+// reads its prompt from stdin.
+func (p *Profile) HasPrompt(args []string) bool {
+	if p.promptIsValue {
+		if v, _ := p.flagValue(args, p.printFlags...); v != "" {
 			return true
 		}
 	}
-	return false
-}
-
-// HasPrompt reports whether args hold a positional prompt. Without one the
-// agent reads its prompt from stdin.
-func (p *Profile) HasPrompt(args []string) bool {
 	return slices.ContainsFunc(p.scan(args), func(a arg) bool { return a.positional })
 }
 
@@ -149,10 +203,15 @@ const (
 
 // ModeOf says how args run the agent.
 func (p *Profile) ModeOf(args []string) Mode {
-	if !p.has(args, p.printFlags...) {
+	headless := p.hasSub(args)
+	if len(p.printFlags) > 0 {
+		headless = headless && p.has(args, p.printFlags...)
+	}
+	if !headless {
 		return Interactive
 	}
-	if f, _ := p.flagValue(args, p.formatFlag); f == p.streaming {
+	f, ok := p.flagValue(args, p.formatFlags...)
+	if ok && f == p.streaming {
 		return Events
 	}
 	return Bytes
@@ -166,48 +225,85 @@ type Direct struct {
 }
 
 // Headless returns args with what direct mode adds when it is missing:
-// headless mode, the streaming format, and the wrapper's --model,
-// --workspace and --force. Added flags go before the args, so a positional
-// prompt stays last; every given arg is kept, in order.
+// the subcommand, headless mode, the streaming format, and the wrapper's
+// model, workspace and force. Every given arg is kept, in order; added
+// flags go before them, after the subcommand, so a positional prompt stays
+// last. For an agent whose prompt is a flag's value, a positional prompt
+// becomes that value.
 func (p *Profile) Headless(args []string, d Direct) []string {
 	var add []string
-	if !p.has(args, p.printFlags...) {
-		add = append(add, p.printFlags[len(p.printFlags)-1])
+	rest := args
+	if len(p.subcommand) > 0 {
+		if i := slices.IndexFunc(p.scan(args), func(a arg) bool { return a.sub }); i >= 0 {
+			add = append(add, args[:i+1]...)
+			rest = args[i+1:]
+		} else {
+			add = append(add, p.subcommand[0])
+		}
 	}
-	if !p.has(args, p.formatFlag) {
-		add = append(add, p.formatFlag, p.streaming)
+	if len(p.printFlags) > 0 && !p.has(args, p.printFlags...) {
+		flag := p.printFlags[len(p.printFlags)-1]
+		if p.promptIsValue {
+			prompt := ""
+			scanned := p.scan(rest)
+			if i := slices.IndexFunc(scanned, func(a arg) bool { return a.positional }); i >= 0 {
+				prompt = rest[i]
+				rest = slices.Delete(slices.Clone(rest), i, i+1)
+			}
+			add = append(add, flag, prompt)
+		} else {
+			add = append(add, flag)
+		}
 	}
-	if d.Force && !p.has(args, "--force", "-f", "--yolo") {
-		add = append(add, "--force")
+	if !p.has(args, p.formatFlags...) {
+		add = append(add, p.formatFlags[len(p.formatFlags)-1])
+		if p.streaming != "" {
+			add = append(add, p.streaming)
+		}
 	}
-	if d.Model != "" && !p.has(args, "--model", "-m") {
-		add = append(add, "--model", d.Model)
+	for _, e := range p.extra {
+		if !p.has(args, e) {
+			add = append(add, e)
+		}
 	}
-	if d.Workspace != "" && !p.has(args, "--workspace") {
-		add = append(add, "--workspace", d.Workspace)
+	if d.Force && len(p.forceFlags) > 0 && !p.has(args, p.forceFlags...) {
+		add = append(add, p.forceFlags[0])
 	}
-	return append(add, args...)
+	if d.Model != "" && len(p.modelFlags) > 0 && !p.has(args, p.modelFlags...) {
+		add = append(add, p.modelFlags[0], d.Model)
+	}
+	if d.Workspace != "" && p.workspaceFlag != "" && !p.has(args, p.workspaceFlag) {
+		add = append(add, p.workspaceFlag, d.Workspace)
+	}
+	return append(add, rest...)
 }
+
+// WorkspaceByDir reports whether the agent takes its workspace from its
+// working directory rather than a flag.
+func (p *Profile) WorkspaceByDir() bool { return p.workspaceFlag == "" }
+
+// CanResume reports whether a session can be resumed by id.
+func (p *Profile) CanResume() bool { return p.resumeFlag != "" || p.resumeSub != "" }
 
 // Resume returns the args of a rerun that resumes session id with prompt
-// in place of the original prompt (appended when the prompt came on stdin).
+// in place of the original prompt (added when the prompt came on stdin).
+// Profiles that cannot resume get the original args back.
 func (p *Profile) Resume(args []string, id, prompt string) []string {
-	return p.resume(p, args, id, prompt)
-}
-
-// flagResume resumes with "FLAG id", replacing an earlier one, and puts
-// prompt last in place of the original positional prompt.
-func flagResume(flag string) func(*Profile, []string, string, string) []string {
-	return func(p *Profile, args []string, id, prompt string) []string {
-		var out []string
-		scanned := p.scan(args)
-		for i, a := range scanned {
-			isValue := i > 0 && scanned[i-1].value == i
-			if a.flag == flag || a.flag == "--" || a.positional || isValue && scanned[i-1].flag == flag {
-				continue
-			}
-			out = append(out, args[i])
-		}
-		return append(out, flag, id, prompt)
+	if !p.CanResume() {
+		return slices.Clone(args)
 	}
+	var out []string
+	scanned := p.scan(args)
+	for i, a := range scanned {
+		isResume := a.flag != "" && a.flag == p.resumeFlag
+		ofResume := a.value && scanned[idxFlag(scanned, i)].flag == p.resumeFlag
+		if isResume || ofResume || a.positional || a.flag == "--" {
+			continue
+		}
+		out = append(out, args[i])
+	}
+	if p.resumeSub != "" {
+		return append(out, p.resumeSub, id, prompt)
+	}
+	return append(out, p.resumeFlag, id, prompt)
 }

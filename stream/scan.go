@@ -54,6 +54,33 @@ func (s *scanner) enter() bool {
 	return true
 }
 
+// enterArray consumes the '[' that opens an array.
+func (s *scanner) enterArray() bool {
+	if s.peek() != '[' {
+		return s.fail()
+	}
+	s.i++
+	return true
+}
+
+// element moves to the next element of the array being walked, which the
+// caller must read or skip. It returns false at the closing ']' (consumed)
+// or on failure.
+func (s *scanner) element(first bool) bool {
+	c := s.peek()
+	if c == ']' {
+		s.i++
+		return false
+	}
+	if !first {
+		if c != ',' {
+			return s.fail()
+		}
+		s.i++
+	}
+	return s.peek() != 0
+}
+
 // member reads the next key of the object being walked and the ':' after
 // it, leaving the scanner at the value, which the caller must read or skip.
 // first tells whether this is the object's first member. It returns false

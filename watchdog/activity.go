@@ -16,6 +16,10 @@ import "time"
 type Activity struct {
 	CPU       time.Duration
 	ReadBytes int64
+	// Tools counts the tree's processes that run in a session of their
+	// own. Real agents start their tools so; while a call is open, a live
+	// one means the tool is running (a sleep uses no CPU).
+	Tools int
 }
 
 // Evidence is what the activity probe saw, for the hang record.
@@ -24,6 +28,7 @@ type Evidence struct {
 	ActiveWindows int           // of which above a floor
 	CPUPercent    float64       // in the last window, percent of one core
 	ReadPerSec    float64       // in the last window, bytes per second
+	Tools         int           // tool processes at the end of the last window
 	Extended      time.Duration // silence excused beyond the idle timeout
 }
 
@@ -37,10 +42,10 @@ func (w *Watchdog) window() time.Duration {
 	return min(activityWindow, w.th.IdleTimeout/2)
 }
 
-// probing reports whether the idle rule is the one that can fire, and
-// activity may excuse it.
+// probing reports whether the silence limit is the one that can fire, and
+// activity may excuse it: no call with a declared budget is open.
 func (w *Watchdog) probing() bool {
-	return w.th.ActivityProbe && !w.done && len(w.calls) == 0 && w.window() > 0
+	return w.th.ActivityProbe && !w.done && w.window() > 0 && !w.declaredOpen()
 }
 
 // wantsWindowStart reports whether a sample is wanted to open the window
@@ -82,7 +87,9 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	w.evidence.Windows++
 	w.evidence.CPUPercent = 100 * cpu.Seconds() / dt.Seconds()
 	w.evidence.ReadPerSec = float64(read) / dt.Seconds()
-	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor
+	w.evidence.Tools = a.Tools
+	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor ||
+		a.Tools > 0 && len(w.calls) > 0
 	if active {
 		w.evidence.ActiveWindows++
 		w.activeThrough = now.Add(w.window())

@@ -58,6 +58,7 @@ type evidenceJSON struct {
 	ActiveWindows int     `json:"active_windows"`
 	CPUPercent    float64 `json:"last_cpu_percent"`
 	ReadPerSec    float64 `json:"last_read_bytes_per_sec"`
+	Tools         int     `json:"tool_processes"`
 	ExtendedMS    int64   `json:"extended_ms"`
 }
 
@@ -72,7 +73,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
 	}
 	if e := r.Evidence; e.Windows > 0 {
-		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Extended.Milliseconds()}
+		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tools, e.Extended.Milliseconds()}
 	}
 	return json.Marshal(out)
 }
@@ -90,7 +91,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
 	if e := in.Evidence; e != nil {
-		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, ms(e.ExtendedMS)}
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tools, ms(e.ExtendedMS)}
 	}
 	return nil
 }

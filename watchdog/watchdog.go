@@ -83,7 +83,9 @@ type sample struct {
 // deadline from its own start: the declared timeout plus ToolGrace, else
 // ToolTimeouts[kind], else IdleTimeout. A hang then needs every open call
 // past its deadline and a silence that reaches IdleTimeout (events that
-// still flow prove the agent alive even when a completion was lost).
+// still flow prove the agent alive even when a completion was lost). A call
+// that declares no timeout (and has no ToolTimeouts budget) gets the idle
+// timeout, judged like silence: activity can excuse it.
 // HardTimeout caps the attempt whatever the stream says. After the
 // terminal event there is no hang, only Overdue once ExitGrace passes
 // without output.
@@ -164,15 +166,28 @@ func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	return notice
 }
 
-// budget is how long a call may run before it counts as overdue.
-func (w *Watchdog) budget(c *call) time.Duration {
+// budget is how long a call may run before it counts as overdue, and
+// whether that budget was declared (by the agent or [tool_timeouts]). An
+// undeclared budget is the idle timeout, judged like silence: activity
+// can excuse it.
+func (w *Watchdog) budget(c *call) (time.Duration, bool) {
 	if c.Timeout > 0 {
-		return c.Timeout + w.th.ToolGrace
+		return c.Timeout + w.th.ToolGrace, true
 	}
 	if d, ok := w.th.ToolTimeouts[c.Kind]; ok && d > 0 {
-		return d
+		return d, true
 	}
-	return w.th.IdleTimeout
+	return w.th.IdleTimeout, false
+}
+
+// declaredOpen reports whether an open call has a declared budget.
+func (w *Watchdog) declaredOpen() bool {
+	for _, c := range w.calls {
+		if _, declared := w.budget(c); declared {
+			return true
+		}
+	}
+	return false
 }
 
 // maxSilence is the longest silence that activity evidence can excuse.
@@ -199,15 +214,18 @@ func (w *Watchdog) exitDue() time.Time {
 	return w.last.Add(w.th.ExitGrace)
 }
 
-// hangAt is when the stream rules (not the hard deadline) declare a hang.
+// hangAt is when the stream rules (not the hard deadline) declare a hang:
+// the silence limit, or later the last declared call deadline.
 func (w *Watchdog) hangAt() (at time.Time, kind string) {
+	at = w.idleDue()
 	if len(w.calls) == 0 {
-		return w.idleDue(), KindIdle
+		return at, KindIdle
 	}
-	at = w.last.Add(w.th.IdleTimeout)
 	for _, c := range w.calls {
-		if d := c.start.Add(w.budget(c)); d.After(at) {
-			at = d
+		if b, declared := w.budget(c); declared {
+			if d := c.start.Add(b); d.After(at) {
+				at = d
+			}
 		}
 	}
 	return at, KindTool
@@ -308,9 +326,10 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		r.Threshold = w.th.ExitGrace
 	}
 	for _, c := range w.calls {
+		b, _ := w.budget(c)
 		r.OpenCalls = append(r.OpenCalls, OpenCall{
 			ID: c.ID, Kind: c.Kind, Command: c.Command,
-			Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: w.budget(c),
+			Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: b,
 		})
 	}
 	slices.SortFunc(r.OpenCalls, func(a, b OpenCall) int {

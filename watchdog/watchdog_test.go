@@ -428,3 +428,51 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestActivityAndCalls checks which silences activity can excuse: a call
+// that declared no timeout is judged like silence, and a live tool process
+// counts while a call is open; a call past a declared deadline is not
+// excused, and a lone orphan process is no evidence.
+func TestActivityAndCalls(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	tools := func(n int) func(time.Duration) Activity {
+		return func(time.Duration) Activity { return Activity{Tools: n} }
+	}
+	cpu := func(d time.Duration) Activity { return Activity{CPU: d / 2} }
+	for _, tc := range []struct {
+		name     string
+		first    stream.Event
+		tree     func(time.Duration) Activity
+		wantHang time.Duration
+	}{
+		{"undeclared call, tool process alive", started("c", 0), tools(1), 70 * s},
+		{"undeclared call, nothing running", started("c", 0), tools(0), 60 * s},
+		{"no call, an orphan process", thinking, tools(1), 60 * s},
+		{"declared call overdue, busy CPU", started("c", 10000), cpu, 60 * s},
+		{"no call, busy CPU", thinking, cpu, 70 * s},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			th := testThresholds()
+			th.ActivityProbe = true
+			th.MaxSilence = 70 * s
+			w := New(th, t0)
+			w.ProcessEvent(tc.first, t0)
+			now := t0
+			for range 100 {
+				now = w.NextDeadline(now)
+				if w.WantsActivity(now) {
+					w.ObserveActivity(tc.tree(now.Sub(t0)), now)
+				}
+				if v, r := w.Check(now); v == Hang {
+					if got := now.Sub(t0); got != tc.wantHang {
+						t.Errorf("hang at %v, want %v (%+v)", got, tc.wantHang, r.Evidence)
+					}
+					return
+				}
+			}
+			t.Fatal("never hung")
+		})
+	}
+}

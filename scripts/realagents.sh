@@ -1,0 +1,452 @@
+#!/usr/bin/env bash
+# Real agent CLIs under cursor-wrap, offline, against a mock model.
+#
+# ---- README section ----------------------------------------------------
+# ### Real agents (optional, slow)
+#
+# `scripts/realagents.sh` runs the real Claude Code, Codex, Gemini CLI and
+# opencode, installed from npm at pinned versions, under cursor-wrap and
+# against a local mock model server (`scripts/mockmodel`), inside a network
+# namespace that has only loopback: nothing leaves the machine and no account
+# or API key is needed. It needs Go, Node 20+, npm, `unshare` and `ip`, and
+# root (or unprivileged user namespaces).
+#
+#     scripts/realagents.sh            # the CLIs through cursor-wrap
+#     scripts/realagents.sh --direct   # the CLIs alone (checks the mock)
+#
+# Each CLI runs three cases, with `--idle-timeout 5s --kill-grace 2s`:
+#
+# | case | the mock model... | passes when |
+# |---|---|---|
+# | A | answers with text | exit 0; stdout is the CLI's event stream as captured, ending in its own final event, and byte for byte the `raw` lines of the session log |
+# | B | has the CLI's shell tool run `sleep 20`, then answers | exit 0 after 20-45 s, no hang declared |
+# | C | sends one text delta, then stalls | hang declared, exit 124 within 30 s, and no process of the run left (tools in their own session included) |
+#
+# It prints a table (agent, case, expected, got, PASS/FAIL) and exits 1 on any
+# FAIL. In `--direct` mode A and B expect exit 0 and the captured stream, and
+# C only expects the CLI to stall (still running, no final event, after 10 s);
+# processes a CLI leaves after SIGTERM are listed but do not fail.
+#
+# The first run installs the CLIs (about 1.1 GB; 15 s on a fast registry) into
+# `${REALAGENTS_CACHE:-~/.cache/cursor-wrap/realagents}` (not under /tmp:
+# Codex refuses a CODEX_HOME there). After that a run takes about a minute:
+# the cases run one after another, the four CLIs in parallel. If the CLIs are
+# not installed and the npm registry cannot be reached, it prints
+# `realagents: SKIP: npm registry unreachable` and exits 0. Versions are
+# pinned; override with CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION and
+# OPENCODE_VERSION. Narrow a run with REALAGENTS_AGENTS="claude codex" and
+# REALAGENTS_CASES="A C". A failed run (or any, with REALAGENTS_KEEP=1) keeps
+# its files (stdout, stderr, mock log, session logs) in the directory it names.
+# -------------------------------------------------------------------------
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${REALAGENTS_CACHE:-$HOME/.cache/cursor-wrap/realagents}
+read -ra agents <<<"${REALAGENTS_AGENTS:-claude codex gemini opencode}"
+read -ra cases <<<"${REALAGENTS_CASES:-A B C}"
+direct=${REALAGENTS_DIRECT:-0}
+if [[ ${1:-} == --direct ]]; then
+	direct=1
+elif [[ $# -gt 0 ]]; then
+	echo "usage: $0 [--direct]" >&2
+	exit 2
+fi
+
+declare -A pkg=(
+	[claude]=@anthropic-ai/claude-code
+	[codex]=@openai/codex
+	[gemini]=@google/gemini-cli
+	[opencode]=opencode-ai
+)
+declare -A version=(
+	[claude]=${CLAUDE_VERSION:-2.1.197}
+	[codex]=${CODEX_VERSION:-0.169.0}
+	[gemini]=${GEMINI_VERSION:-0.61.0}
+	[opencode]=${OPENCODE_VERSION:-1.18.33}
+)
+
+# The event stream each CLI prints, one `type[/detail]` per line with repeats
+# collapsed (gemini prints every delta), as in shared/real-captures.
+declare -A want=(
+	[claude.A]="system/init assistant result/success"
+	[claude.B]="system/init assistant system/task_started system/task_notification user assistant result/success"
+	[claude.C]="system/init"
+	[codex.A]="thread.started item.completed/error turn.started item.completed/agent_message turn.completed"
+	[codex.B]="thread.started item.completed/error turn.started item.started/command_execution item.completed/command_execution item.completed/agent_message turn.completed"
+	[codex.C]="thread.started item.completed/error turn.started"
+	[gemini.A]="init message/user message/assistant result/success"
+	[gemini.B]="init message/user tool_use tool_result/success message/assistant result/success"
+	[gemini.C]="init message/user message/assistant"
+	[opencode.A]="step_start text step_finish/stop"
+	[opencode.B]="step_start tool_use step_finish/tool-calls step_start text step_finish/stop"
+	[opencode.C]="step_start"
+)
+
+idle=5        # --idle-timeout, seconds
+stall_wait=10 # --direct C: how long a CLI must stay stalled
+
+log() { printf 'realagents: %s\n' "$*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+
+prefix_of() { printf '%s/%s-%s' "$cache" "$1" "${version[$1]}"; }
+bin_of() { printf '%s/bin/%s' "$(prefix_of "$1")" "$1"; }
+is_elf() { [[ $(head -c 4 "$1" 2>/dev/null) == $'\x7fELF' ]]; }
+
+# Every process a run starts carries REALAGENTS_RUN=<session>.<what> in its
+# environment (set with env, never exported here, so the script's own helpers
+# don't match). That finds them all, even those that left our process group
+# or session, and even after the netns shell is gone.
+marked() { # $1: an extended regex for the whole environment entry
+	grep -lzxE -- "REALAGENTS_RUN=$1" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's|^/proc/\([0-9]*\)/environ$|\1|' || true
+}
+kill_marked() {
+	local pids
+	mapfile -t pids < <(marked "$1")
+	[[ ${#pids[@]} -eq 0 ]] || kill -KILL "${pids[@]}" 2>/dev/null || true # Gone already is fine.
+}
+
+install_one() {
+	local agent=$1 prefix started
+	prefix=$(prefix_of "$agent")
+	started=$SECONDS
+	rm -rf "$prefix" # What an interrupted earlier install left.
+	if ! env REALAGENTS_RUN="$session.install.$agent" npm install --global --prefix "$prefix" \
+		--no-audit --no-fund --loglevel=warn "${pkg[$agent]}@${version[$agent]}" >"$prefix.install.log" 2>&1; then
+		log "$agent: npm install failed, see $prefix.install.log"
+		return 1
+	fi
+	# npm 11 skips install scripts not covered by allowScripts. Claude Code and
+	# opencode then still work where their bin is already the native binary;
+	# where it is a placeholder, their own installer puts the binary there.
+	local script=
+	case $agent in
+	claude) script=install.cjs ;;
+	opencode) script=postinstall.mjs ;;
+	esac
+	if [[ -n $script ]] && ! is_elf "$(bin_of "$agent")"; then
+		(cd "$prefix/lib/node_modules/${pkg[$agent]}" && env REALAGENTS_RUN="$session.install.$agent" node "$script") \
+			>>"$prefix.install.log" 2>&1 || true
+		if ! is_elf "$(bin_of "$agent")"; then
+			log "$agent: $script did not install the native binary, see $prefix.install.log"
+			return 1
+		fi
+	fi
+	touch "$prefix/.installed"
+	log "$agent ${version[$agent]}: installed in $((SECONDS - started)) s"
+}
+
+install_missing() {
+	local agent missing=() pids=() failed=0 pid
+	for agent in "${agents[@]}"; do
+		[[ -e $(prefix_of "$agent")/.installed ]] || missing+=("$agent")
+	done
+	[[ ${#missing[@]} -gt 0 ]] || return 0
+	if ! timeout 30 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1; then
+		echo "realagents: SKIP: npm registry unreachable"
+		exit 0
+	fi
+	for agent in "${missing[@]}"; do
+		install_one "$agent" &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || failed=1
+	done
+	[[ $failed -eq 0 ]] || die "install failed"
+}
+
+# Stops the netns half and whatever the runs started; points at the files
+# of a run that did not pass.
+stop_outer() {
+	[[ -z ${child:-} ]] || kill "$child" 2>/dev/null || true
+	kill_marked "$session\..*"
+	[[ ! -d ${run:-} ]] || log "files of this run kept in $run"
+}
+
+outer() {
+	local tool
+	for tool in go node npm jq unshare ip timeout; do
+		command -v "$tool" >/dev/null || die "$tool is needed and not on PATH"
+	done
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap stop_outer EXIT
+	mkdir -p "$cache"
+	install_missing
+	run=$(mktemp -d "$cache/run.XXXXXX")
+	(cd "$repo" && go build -o "$run/mockmodel" ./scripts/mockmodel)
+	if [[ $direct -eq 0 ]] && ! (cd "$repo" && go build -o "$run/cursor-wrap" .); then
+		die "cursor-wrap does not build; scripts/realagents.sh --direct runs the CLIs alone"
+	fi
+	local ns=(--net)
+	[[ $EUID -eq 0 ]] || ns=(--map-root-user --net)
+	# Outside, with network, for npm and go; the agents run in the namespace.
+	_REALAGENTS_RUN_DIR=$run _REALAGENTS_SESSION=$session REALAGENTS_DIRECT=$direct \
+		unshare "${ns[@]}" -- "$BASH" "${BASH_SOURCE[0]}" &
+	child=$!
+	local rc=0
+	wait "$child" || rc=$?
+	child=
+	[[ $rc -ne 0 || ${REALAGENTS_KEEP:-0} == 1 ]] || rm -rf "$run"
+	exit "$rc"
+}
+
+# setup_agent AGENT CASE PORT HOME sets args (the agent's arguments, prompt
+# last) and envs (its environment besides PATH, HOME, SHELL and the marker) and
+# writes its config files into HOME.
+setup_agent() {
+	local agent=$1 kase=$2 port=$3 home=$4 prompt="Say hello."
+	[[ $kase != B ]] || prompt="Run the shell command: sleep 20"
+	case $agent in
+	claude)
+		# --allowedTools is variadic: as the last option it would take the prompt.
+		args=(-p --allowedTools Bash --output-format stream-json --verbose --model claude-sonnet-4-5 "$prompt")
+		envs=(ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=dummy
+			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1
+			DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
+		;;
+	codex)
+		mkdir -p "$home/.codex"
+		# Analytics and plugins off: offline, their shutdown flush otherwise
+		# delays the exit by about 5 s.
+		cat >"$home/.codex/config.toml" <<-EOF
+			model = "mock-model"
+			model_provider = "mock"
+			approval_policy = "never"
+			sandbox_mode = "danger-full-access"
+
+			[model_providers.mock]
+			# Required: codex rejects a provider with no name.
+			name = "mock"
+			base_url = "http://127.0.0.1:$port/v1"
+			wire_api = "responses"
+			env_key = "OPENAI_API_KEY"
+
+			[analytics]
+			enabled = false
+
+			[features]
+			plugins = false
+			remote_plugin = false
+			apps = false
+			in_app_updates = false
+		EOF
+		args=(exec --json --skip-git-repo-check "$prompt")
+		envs=(CODEX_HOME="$home/.codex" OPENAI_API_KEY=dummy)
+		;;
+	gemini)
+		mkdir -p "$home/.gemini"
+		cat >"$home/.gemini/settings.json" <<-EOF
+			{
+			  "security": {"auth": {"selectedType": "gemini-api-key"}},
+			  "privacy": {"usageStatisticsEnabled": false},
+			  "telemetry": {"enabled": false},
+			  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+			}
+		EOF
+		args=(-o stream-json --yolo --skip-trust -m gemini-2.5-flash -p "$prompt")
+		envs=(GEMINI_API_KEY=dummy GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$port" GEMINI_CLI_NO_RELAUNCH=true)
+		;;
+	opencode)
+		mkdir -p "$home/.config/opencode"
+		cat >"$home/.config/opencode/opencode.json" <<-EOF
+			{
+			  "\$schema": "https://opencode.ai/config.json",
+			  "model": "anthropic/claude-sonnet-4-5",
+			  "permission": {"bash": "allow"},
+			  "provider": {"anthropic": {"options": {"baseURL": "http://127.0.0.1:$port/v1"}}}
+			}
+		EOF
+		args=(run --format json "$prompt")
+		envs=(XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share"
+			XDG_CACHE_HOME="$home/.cache" XDG_STATE_HOME="$home/.local/state"
+			ANTHROPIC_API_KEY=dummy OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1
+			OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 OPENCODE_DISABLE_DEFAULT_PLUGINS=1)
+		;;
+	esac
+}
+
+# events FILE prints the stream's shape: `type[/detail]` per complete JSON
+# line, repeats collapsed. Non-JSON (Claude's terminal reset after `result`,
+# under a PTY) is left out.
+events() {
+	jq -Rr 'fromjson? | [.type, (.subtype // .item.type // .role // .status // .part.reason // empty)] | join("/")' "$1" |
+		uniq | paste -sd ' ' -
+}
+
+# survivors MARKER lists the run's processes still alive after a short
+# settle (SIGKILLed ones take a moment to leave /proc), then kills them.
+survivors() {
+	local pids pid out=() try
+	for try in 1 2 3 4 5; do
+		mapfile -t pids < <(marked "$1")
+		[[ ${#pids[@]} -gt 0 ]] || return 0
+		[[ $try -eq 5 ]] || sleep 0.2
+	done
+	for pid in "${pids[@]}"; do
+		out+=("$(cat "/proc/$pid/comm" 2>/dev/null)($pid)")
+	done
+	kill -KILL "${pids[@]}" 2>/dev/null || true
+	printf '%s' "${out[*]}"
+}
+
+run_case() {
+	local agent=$1 kase=$2 d=$run/$1-$2 port mock i
+	local marker=$session.$agent.$kase
+	mkdir -p "$d/home" "$d/work" "$d/logs"
+	env -i REALAGENTS_RUN="$session.mock.$agent.$kase" "$run/mockmodel" --scenario "$kase" \
+		--port-file "$d/port" --log "$d/mock.log" >/dev/null 2>"$d/mock.stderr" &
+	mock=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ ! -s $d/port ]] || break
+		sleep 0.05
+	done
+	if [[ ! -s $d/port ]]; then
+		printf 'mock did not start|FAIL\n' >"$d/result"
+		return
+	fi
+	port=$(<"$d/port")
+	setup_agent "$agent" "$kase" "$port" "$d/home"
+
+	local cmd
+	if [[ $direct -eq 1 ]]; then
+		cmd=("$(bin_of "$agent")" "${args[@]}")
+		[[ $kase != C ]] || cmd=(timeout --kill-after=5 "$stall_wait" "${cmd[@]}")
+	else
+		cmd=("$run/cursor-wrap" --agent "$agent" --agent-bin "$(bin_of "$agent")"
+			--idle-timeout "${idle}s" --kill-grace 2s --log-dir "$d/logs" -- "${args[@]}")
+	fi
+	printf '%q ' "${cmd[@]}" >"$d/cmd"
+	local start=${EPOCHREALTIME/./} rc=0
+	# stdin is /dev/null: Codex and opencode read a non-tty stdin to EOF first.
+	env -i -C "$d/work" PATH="$PATH" HOME="$d/home" SHELL="$BASH" "${envs[@]}" REALAGENTS_RUN="$marker" \
+		"${cmd[@]}" </dev/null >"$d/stdout" 2>"$d/stderr" || rc=$?
+	local ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+	local left
+	left=$(survivors "$marker")
+	kill "$mock" 2>/dev/null || true
+	wait "$mock" 2>/dev/null || true
+	judge "$agent" "$kase" "$d" "$rc" "$ms" "$left" >"$d/result"
+}
+
+# judge prints "got|PASS" or "got|FAIL" for one run.
+judge() {
+	local agent=$1 kase=$2 d=$3 rc=$4 ms=$5 left=$6 ok=1 got seen
+	seen=$(events "$d/stdout")
+	printf '%s\n' "$seen" >"$d/events"
+	got="rc $rc, $((ms / 1000)).$((ms % 1000 / 100))s"
+	if [[ $seen == "${want[$agent.$kase]}" ]]; then
+		got+=", stream ok"
+	else
+		got+=", stream differs"
+		ok=0
+	fi
+	case $kase in
+	A) [[ $rc -eq 0 ]] || ok=0 ;;
+	B) [[ $rc -eq 0 && $ms -ge 20000 && $ms -lt 45000 ]] || ok=0 ;;
+	C)
+		if [[ $direct -eq 1 ]]; then
+			[[ $rc -eq 124 || $rc -eq 137 ]] || ok=0
+		else
+			[[ $rc -eq 124 && $ms -lt 30000 ]] || ok=0
+		fi
+		;;
+	esac
+	if [[ $direct -eq 0 ]]; then
+		local logs=("$d"/logs/*.jsonl)
+		if [[ -e ${logs[0]} ]]; then
+			# The wrapper's stdout must be exactly the lines it logged.
+			jq -j 'select(.msg == "event") | .raw, "\n"' "${logs[@]}" >"$d/stdout.fromlog"
+			{
+				cat "$d/stdout"
+				[[ ! -s $d/stdout || $(tail -c 1 "$d/stdout") == "" ]] || echo
+			} | cmp -s - "$d/stdout.fromlog" || {
+				got+=", log differs"
+				ok=0
+			}
+			# jq -e over several inputs judges only the last input's output.
+			if jq -n -e '[inputs | select(.msg == "hang_detected")] | length > 0' "${logs[@]}" >/dev/null; then
+				[[ $kase == C ]] || {
+					got+=", hang declared"
+					ok=0
+				}
+			elif [[ $kase == C ]]; then
+				got+=", no hang_detected"
+				ok=0
+			fi
+		else
+			got+=", no session log"
+		fi
+		[[ -z $left ]] || ok=0
+	fi
+	[[ -z $left ]] || got+=", left: $left"
+	if [[ $ok -eq 1 ]]; then
+		printf '%s|PASS\n' "$got"
+	else
+		printf '%s|FAIL\n' "$got"
+	fi
+}
+
+expected() {
+	case $1 in
+	A) echo "rc 0, stream as captured" ;;
+	B) echo "rc 0 after 20-45s, no kill" ;;
+	C)
+		if [[ $direct -eq 1 ]]; then
+			echo "stalled at ${stall_wait}s, no final event"
+		else
+			echo "hang: rc 124 <30s, nothing left"
+		fi
+		;;
+	esac
+}
+
+# Kills the waves' subshells, then whatever they started.
+stop_inner() {
+	local bg
+	mapfile -t bg < <(jobs -p)
+	[[ ${#bg[@]} -eq 0 ]] || kill "${bg[@]}" 2>/dev/null || true
+	kill_marked "$session\..*"
+}
+
+inner() {
+	local kase agent fail=0 got verdict
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap stop_inner EXIT
+	ip link set lo up
+	for kase in "${cases[@]}"; do
+		for agent in "${agents[@]}"; do
+			run_case "$agent" "$kase" &
+		done
+		wait
+	done
+	printf '%-9s %-5s %-36s %-50s %s\n' agent case expected got result
+	for kase in "${cases[@]}"; do
+		for agent in "${agents[@]}"; do
+			got="no result (the run died)" verdict=FAIL
+			[[ ! -e $run/$agent-$kase/result ]] || IFS='|' read -r got verdict <"$run/$agent-$kase/result"
+			printf '%-9s %-5s %-36s %-50s %s\n' "$agent" "$kase" "$(expected "$kase")" "$got" "$verdict"
+			if [[ $verdict != PASS ]]; then
+				fail=1
+				printf '          want: %s\n          seen: %s\n          stderr: %s\n          files: %s\n' \
+					"${want[$agent.$kase]}" "$(cat "$run/$agent-$kase/events" 2>/dev/null)" \
+					"$(tail -n 1 "$run/$agent-$kase/stderr" 2>/dev/null)" "$run/$agent-$kase"
+			fi
+		done
+	done
+	return "$fail"
+}
+
+if [[ -z ${_REALAGENTS_RUN_DIR:-} ]]; then
+	session=$(cat /proc/sys/kernel/random/uuid)
+	outer
+else
+	run=$_REALAGENTS_RUN_DIR
+	session=$_REALAGENTS_SESSION
+	inner
+fi
