@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,4 +192,29 @@ func TestProfileArgs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzProfiles feeds any line to every profile's parser: none may panic,
+// and a JSON object is never reported as not JSON.
+func FuzzProfiles(f *testing.F) {
+	files, _ := filepath.Glob("testdata/agents/*.jsonl")
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		for line := range strings.Lines(string(data)) {
+			f.Add([]byte(strings.TrimSuffix(line, "\n")))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		trimmed := strings.TrimSpace(string(line))
+		isObject := json.Valid(line) && strings.HasPrefix(trimmed, "{")
+		for _, p := range profiles {
+			ev := p.Parse(Line{Text: line, Len: int64(len(line)), Newline: true})
+			if isObject && ev.NotJSON && !strings.Contains(string(line), `\u`) {
+				t.Fatalf("%s: object %q reported as not JSON", p.Name, line)
+			}
+			if ev.NotJSON && (len(ev.Started) > 0 || len(ev.Ended) > 0 || ev.Terminal) {
+				t.Fatalf("%s: a line that is not JSON opened or closed something: %+v", p.Name, ev)
+			}
+		}
+	})
 }
