@@ -86,10 +86,15 @@ var OpenCode = &Profile{
 func parseWith(l Line, read func(*scanner, *Event)) Event {
 	var ev Event
 	s := scanner{b: l.Text}
-	if !s.enter() {
-		return Event{NotJSON: true, Truncated: l.Truncated()}
+	if s.enter() {
+		read(&s, &ev)
 	}
-	read(&s, &ev)
+	return settle(l, &s, ev)
+}
+
+// settle finishes a parse: trailing bytes make a line not JSON, and a line
+// cut by the splitter keeps what was read before the cut.
+func settle(l Line, s *scanner, ev Event) Event {
 	if s.peek() != 0 {
 		s.fail()
 	}

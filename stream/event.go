@@ -45,26 +45,17 @@ type Call struct {
 // Parse reads one line of cursor-agent stream-json output. It never fails:
 // a line it cannot read as a JSON object comes back with NotJSON set.
 func Parse(l Line) Event {
+	// Not through parseWith: a call through a func value would move the
+	// scanner to the heap, and this is the hot path.
 	var ev Event
-	parseCursor(l.Text, &ev)
-	switch {
-	case l.Truncated():
-		// The scan stopped at the cut; what came before it still counts.
-		ev.Truncated = true
-		ev.NotJSON = ev.Type == ""
-	case ev.NotJSON:
-		// A broken object says nothing reliable beyond being a line.
-		ev = Event{NotJSON: true}
+	s := scanner{b: l.Text}
+	if s.enter() {
+		readCursor(&s, &ev)
 	}
-	return ev
+	return settle(l, &s, ev)
 }
 
-func parseCursor(line []byte, ev *Event) {
-	s := scanner{b: line}
-	if !s.enter() {
-		ev.NotJSON = true
-		return
-	}
+func readCursor(s *scanner, ev *Event) {
 	var sessionID, callID []byte
 	var sessionEscaped, callEscaped bool
 	var tc toolCall
@@ -85,9 +76,9 @@ func parseCursor(line []byte, ev *Event) {
 		case "timestamp_ms":
 			ev.AgentTS, _ = s.int64()
 		case "tool_call":
-			tc.read(&s, false)
+			tc.read(s, false)
 		case "payload":
-			readPayload(&s, &tc)
+			readPayload(s, &tc)
 		case "result":
 			// Read only on the terminal event: the only one that carries it.
 			if ev.Type == "result" {
@@ -98,13 +89,6 @@ func parseCursor(line []byte, ev *Event) {
 		default:
 			s.skip()
 		}
-	}
-	if s.peek() != 0 {
-		s.fail() // trailing bytes after the object
-	}
-	ev.NotJSON = s.bad
-	if ev.Type == "" {
-		return
 	}
 	switch ev.Type {
 	case "system":
