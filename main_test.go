@@ -268,7 +268,7 @@ func TestRestart(t *testing.T) {
 	if got := strings.Join(second.Argv, " "); !strings.HasSuffix(got, "-p --resume s-1 go on") {
 		t.Errorf("second attempt argv %q", got)
 	}
-	if !bytes.Contains(r.stderr, []byte("restarting (attempt 2 of 3): resuming session s-1")) {
+	if !bytes.Contains(r.stderr, []byte("restarting (attempt 2 of 3): the last attempt hung (idle); resuming session s-1")) {
 		t.Errorf("stderr does not say why: %s", r.stderr)
 	}
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*-s-1*.jsonl"))
@@ -327,11 +327,12 @@ func TestTerminalSize(t *testing.T) {
 
 // logRecord is one record of a session log.
 type logRecord struct {
-	Time   time.Time
-	Msg    string
-	Type   string
-	Raw    string
-	Reason struct {
+	Time      time.Time
+	Msg       string
+	Type      string
+	Raw       string
+	RawBase64 []byte `json:"raw_base64"`
+	Reason    struct {
 		Kind string
 	}
 	Signal string
@@ -462,12 +463,12 @@ func TestWarning(t *testing.T) {
 func TestSessionLog(t *testing.T) {
 	t.Parallel()
 	abs, _ := filepath.Abs("stream/testdata/newline-callid.jsonl")
-	r := runWrapper(t, nil, nil, "--", "replay", abs, "1000", "raw", "\x1b[?25h")
+	r := runWrapper(t, nil, nil, "--", "replay", abs, "1000", "line", "caf\xe9 \xff not UTF-8", "raw", "\x1b[?25h")
 	recs := readLogs(t, r.logDir)
 	var raws []string
 	for _, rec := range recs {
 		if rec.Msg == "event" {
-			raws = append(raws, rec.Raw)
+			raws = append(raws, rec.Raw+string(rec.RawBase64))
 		}
 	}
 	if got := strings.Join(raws, "\n"); got != string(r.stdout) {
@@ -790,5 +791,65 @@ func TestProfilesThroughTheWrapper(t *testing.T) {
 				t.Errorf("the terminal event was not seen: %s", r.stderr)
 			}
 		})
+	}
+}
+
+// alive reports whether a process exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
+}
+
+// TestWrapperKilled SIGKILLs the wrapper: the agent dies with it (it is
+// the agent's parent-death signal), and the log, written as records come
+// rather than at exit, holds every record up to then, whole.
+func TestWrapperKilled(t *testing.T) {
+	t.Parallel()
+	logDir := t.TempDir()
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--", "tty", "lines", "200", "100", "line", "ready", "hang")
+	cmd.Env = testEnv()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	agent := 0
+	for sc.Scan() && sc.Text() != "ready" {
+		var tty struct{ Pid int }
+		if json.Unmarshal(sc.Bytes(), &tty) == nil && tty.Pid > 0 {
+			agent = tty.Pid
+		}
+	}
+	// The records reach the file while the wrapper runs, with no fsync.
+	events := func() int {
+		n := 0
+		for _, r := range readLogs(t, logDir) { // fails on a torn record
+			if r.Msg == "event" {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(5 * time.Second); events() < 202; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 202 events logged while the wrapper ran", events())
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(time.Second)
+	// A zombie is dead; this machine's init does not reap orphans.
+	for alive(agent) {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent %d outlived its SIGKILLed wrapper by a second", agent)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := events(); n != 202 {
+		t.Errorf("%d events in the log after the kill, want 202", n)
 	}
 }

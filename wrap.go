@@ -190,9 +190,9 @@ func (j *job) run() int {
 		go w.Run(ctx, func() { j.reload(console) })
 	}
 
-	args, stdin := j.args, j.stdin
+	args, stdin, why := j.args, j.stdin, ""
 	for attempt := 1; ; attempt++ {
-		out, logPath, err := j.attempt(attempt, args, stdin, sigs, size, resize, console)
+		out, logPath, err := j.attempt(attempt, why, args, stdin, sigs, size, resize, console)
 		if err != nil {
 			if errors.Is(err, ptyproxy.ErrNotExecutable) {
 				return fail(exitNotExec, "%v", err)
@@ -214,21 +214,22 @@ func (j *job) run() int {
 		stdin = nil
 		if out.SessionID != "" && j.profile.CanResume() {
 			args = j.profile.Resume(j.args, out.SessionID, cfg.RestartPrompt)
-			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): resuming session %s with %q", attempt+1, cfg.Restarts+1, out.SessionID, cfg.RestartPrompt))
+			why = fmt.Sprintf("the last attempt hung (%s); resuming session %s with %q", out.Reason.Kind, out.SessionID, cfg.RestartPrompt)
 		} else {
 			args = j.args
 			stdin = j.stdin
-			why := "no session id was seen"
+			cannot := "no session id was seen"
 			if !j.profile.CanResume() {
-				why = j.profile.Name + " cannot resume a session by id"
+				cannot = j.profile.Name + " cannot resume a session by id"
 			}
-			console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s, so the original command runs again", attempt+1, cfg.Restarts+1, why))
+			why = fmt.Sprintf("the last attempt hung (%s); %s, so the original command runs again", out.Reason.Kind, cannot)
 		}
+		console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s", attempt+1, cfg.Restarts+1, why))
 	}
 }
 
 // attempt runs one attempt with its own session log.
-func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Signal, size ptyproxy.WinSize, resize <-chan ptyproxy.WinSize, console *slog.Logger) (ptyproxy.Outcome, string, error) {
+func (j *job) attempt(n int, why string, args []string, stdin io.Reader, sigs <-chan os.Signal, size ptyproxy.WinSize, resize <-chan ptyproxy.WinSize, console *slog.Logger) (ptyproxy.Outcome, string, error) {
 	start := time.Now()
 	cfg := j.config()
 	logFile := sessionlog.Open(j.cfg.LogDir, start, func(err error) {
@@ -238,6 +239,9 @@ func (j *job) attempt(n int, args []string, stdin io.Reader, sigs <-chan os.Sign
 	log := slog.New(slog.NewJSONHandler(j.redact.Writer(logFile), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	log.Info("command", "attempt", n, "agent", j.profile.Name, "path", j.path,
 		"argv", j.redact.Args(args), "env", j.redact.Env(j.env), "watch", map[bool]string{true: "events", false: "bytes"}[j.parse != nil])
+	if why != "" {
+		log.Warn("restart", "attempt", n, "why", why)
+	}
 	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
 		OnStatus:        j.setStatus,
 		Path:            j.path,

@@ -3,6 +3,7 @@ package ptyproxy
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -179,7 +181,7 @@ func (s *session) onBatch(b *batch) {
 		s.out.Lines++
 		text := b.text(l)
 		if s.o.Parse == nil {
-			s.o.Log.Debug("event", "recv_ts", b.at.UnixMilli(), "raw", string(text), "partial", !l.newline)
+			s.logEvent(b.at, l, text)
 			continue
 		}
 		ev := l.ev
@@ -228,7 +230,13 @@ func (s *session) logEvent(at time.Time, l line, text []byte) {
 	if ev.CallID != "" {
 		attrs = append(attrs, slog.String("call_id", ev.CallID))
 	}
-	attrs = append(attrs, slog.String("raw", string(text)))
+	if utf8.Valid(text) {
+		attrs = append(attrs, slog.String("raw", string(text)))
+	} else {
+		// JSON strings cannot hold invalid UTF-8 (slog would write U+FFFD),
+		// so such a line is kept exactly, in base64.
+		attrs = append(attrs, slog.String("raw_base64", base64.StdEncoding.EncodeToString(text)))
+	}
 	if ev.NotJSON {
 		attrs = append(attrs, slog.Bool("parse_error", true))
 	}

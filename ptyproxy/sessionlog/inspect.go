@@ -96,6 +96,7 @@ type record struct {
 	Msg     string           `json:"msg"`
 	RecvTS  int64            `json:"recv_ts"`
 	Raw     string           `json:"raw"`
+	RawB64  []byte           `json:"raw_base64"`
 	Argv    []string         `json:"argv"`
 	Agent   string           `json:"agent"`
 	Reason  *watchdog.Reason `json:"reason"`
@@ -105,6 +106,7 @@ type record struct {
 	Cause   string           `json:"cause"`
 	Status  *int             `json:"status"`
 	Message string           `json:"message"`
+	Why     string           `json:"why"`
 	Error   string           `json:"error"`
 	Partial bool             `json:"partial"`
 }
@@ -170,8 +172,8 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			case "exit":
 				e := t.exit(at)
 				e.Cause, e.Status = rec.Cause, rec.Status
-			case "warning", "config_reloaded", "config_error", "downstream_closed", "leftovers", "on_hang", "on_hang_failed", "log_dropped":
-				detail := rec.Message
+			case "warning", "config_reloaded", "config_error", "downstream_closed", "leftovers", "on_hang", "on_hang_failed", "log_dropped", "restart":
+				detail := rec.Message + rec.Why
 				if detail == "" {
 					detail = rec.Error
 				}
@@ -226,6 +228,10 @@ func targets(pids []int) string {
 // involve no tool call fold into one entry, unless a long gap splits them.
 func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int) {
 	raw := []byte(rec.Raw)
+	if rec.RawB64 != nil {
+		raw = rec.RawB64
+		rec.Raw = string(raw)
+	}
 	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
 	what := ev.Type
 	switch {
