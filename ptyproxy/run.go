@@ -108,6 +108,9 @@ func (s *session) run(ctx context.Context) Outcome {
 			s.onBatch(b)
 			s.r.free <- b
 		case err := <-s.r.done:
+			// The reader sent its last batches before this; select may
+			// have picked this first.
+			s.takeBatches()
 			s.drained = true
 			if err != nil {
 				s.o.Log.Warn("warning", "message", "reading the pty: "+err.Error())
@@ -200,7 +203,12 @@ func (s *session) onBatch(b *batch) {
 		}
 	}
 	if s.phase == Running {
-		s.noteVerdict(b.at)
+		// The hard deadline can pass while output flows: the batch that
+		// sees it acts, since the timer is re-armed past it.
+		if v, r := s.noteVerdict(b.at); v == watchdog.Hang || v == watchdog.Overdue {
+			s.act(v, r)
+			return
+		}
 	}
 	if err := s.r.stdoutErr(); err != nil && s.phase == Running {
 		s.out.Cause = Downstream
@@ -306,21 +314,25 @@ func (s *session) onTimer(now time.Time) {
 		s.timer.Reset(pollEvery)
 		return
 	}
-	switch v {
-	case watchdog.Hang:
-		s.out.Cause, s.out.Reason = Hung, r
-		s.o.Log.Error("hang_detected", "reason", r)
-		s.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
-		s.stop(syscall.SIGTERM)
-		return
-	case watchdog.Overdue:
-		s.out.Cause, s.out.Reason = Overdue, r
-		s.o.Log.Warn("exit_overdue", "reason", r)
-		s.o.Console.Info("the agent finished its answer but did not exit within " + watchdog.Round(r.Threshold) + "; stopping it")
-		s.stop(syscall.SIGTERM)
+	if v == watchdog.Hang || v == watchdog.Overdue {
+		s.act(v, r)
 		return
 	}
 	s.arm(now)
+}
+
+// act stops the agent on a hang or an overdue exit.
+func (s *session) act(v watchdog.Verdict, r watchdog.Reason) {
+	if v == watchdog.Hang {
+		s.out.Cause, s.out.Reason = Hung, r
+		s.o.Log.Error("hang_detected", "reason", r)
+		s.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
+	} else {
+		s.out.Cause, s.out.Reason = Overdue, r
+		s.o.Log.Warn("exit_overdue", "reason", r)
+		s.o.Console.Info("the agent finished its answer but did not exit within " + watchdog.Round(r.Threshold) + "; stopping it")
+	}
+	s.stop(syscall.SIGTERM)
 }
 
 // noteVerdict logs a change of verdict, and warns once when a hang comes
@@ -345,17 +357,24 @@ func (s *session) noteVerdict(now time.Time) (watchdog.Verdict, watchdog.Reason)
 
 // catchUp handles the output batches and the exit that are already queued.
 func (s *session) catchUp() {
+	s.takeBatches()
+	select {
+	case st := <-s.p.exited:
+		s.onExit(st)
+	default:
+	}
+}
+
+// takeBatches handles the output batches already queued.
+func (s *session) takeBatches() {
 	for {
 		select {
 		case b := <-s.r.batches:
 			s.onBatch(b)
 			s.r.free <- b
-			continue
-		case st := <-s.p.exited:
-			s.onExit(st)
 		default:
+			return
 		}
-		return
 	}
 }
 

@@ -602,3 +602,20 @@ func TestRunHook(t *testing.T) {
 		t.Errorf("bounded hook: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestHardTimeoutWhileFlowing checks the hard deadline is kept while the
+// agent writes without pause: each batch re-arms the timer, so the batch
+// that sees the deadline passed must act.
+func TestHardTimeoutWhileFlowing(t *testing.T) {
+	t.Parallel()
+	th := fast()
+	th.HardTimeout = 300 * time.Millisecond
+	start := time.Now()
+	res, _ := runAgent(t, Options{Thresholds: th}, "tick", "3000", "1ms")
+	if res.Cause != Hung || res.Reason.Kind != watchdog.KindDeadline {
+		t.Fatalf("outcome %+v", res)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("took %v, want about the 300ms hard timeout", took)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -395,7 +396,9 @@ func (a *agent) child(kind string) error {
 		return err
 	}
 	cmd := exec.Command(self, "sleeper")
-	cmd.Env = append(os.Environ(), EnvVar+"=1")
+	// The child's one step is its argument: steps in the environment would
+	// make it run the whole script again, and start children of its own.
+	cmd.Env = slices.DeleteFunc(append(os.Environ(), EnvVar+"=1"), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
 	switch kind {
 	case "setsid-child":
 		cmd.Args = append(cmd.Args, "ignore")
