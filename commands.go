@@ -49,11 +49,11 @@ func configCmd(args []string) int {
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return fail(exitUsage, "usage: cursor-wrap config [--init] [--config FILE] [flags]")
 	}
-	path := o.config
-	if path == "" {
-		path = watchdog.DefaultPath(os.Getenv)
-	}
 	if *initFile {
+		path := o.config
+		if path == "" {
+			path = watchdog.DefaultPath(os.Getenv)
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fail(exitWrapper, "%v", err)
 		}
@@ -71,11 +71,7 @@ func configCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "cursor-wrap: wrote %s\n", path)
 		return 0
 	}
-	file, err := watchdog.ReadFile(path)
-	if err != nil {
-		return fail(exitWrapper, "%v", err)
-	}
-	cfg, err := watchdog.Build(file, os.Environ(), o.settings)
+	cfg, file, path, err := loadConfig(o.config, o.settings)
 	if err != nil {
 		return fail(exitWrapper, "%v", err)
 	}

@@ -60,7 +60,7 @@ func demo(args []string) int {
 	th.ExitGrace = time.Second
 	out1 := demoRun(self, dir, stdout, th, say, "replay", transcript, "10")
 	say("   => exit status %d, %d lines forwarded byte for byte, %d tool calls, longest silence %s.",
-		exitStatus(out1), out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
+		out1.Status(), out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
 	say("")
 
 	th.IdleTimeout, th.ToolGrace = 2*time.Second, time.Second
@@ -74,7 +74,7 @@ func demo(args []string) int {
 		"sleep", "2500ms",
 		"line", `{"type":"tool_call","subtype":"completed","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"`+sid+`"}`,
 		"setsid-child", "hang")
-	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", exitStatus(out2))
+	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", out2.Status())
 	return 0
 }
 

@@ -39,14 +39,9 @@ func doctor(args []string) int {
 		fmt.Printf("✗ %s\n    fix: %s\n", what, fix)
 	}
 
-	path := o.config
-	if path == "" {
-		path = watchdog.DefaultPath(os.Getenv)
-	}
-	file, err := watchdog.ReadFile(path)
-	cfg := watchdog.DefaultConfig()
-	if err == nil {
-		cfg, err = watchdog.Build(file, os.Environ(), o.settings)
+	cfg, file, path, err := loadConfig(o.config, o.settings)
+	if err != nil {
+		cfg = watchdog.DefaultConfig()
 	}
 	switch {
 	case err != nil:
@@ -63,23 +58,18 @@ func doctor(args []string) int {
 		check(true, "config: "+path+" is valid; set: "+orNone(strings.Join(set, ", ")), "")
 	}
 
-	profile := stream.Cursor
-	if cfg.Agent != "" {
-		if p, err := stream.ProfileNamed(cfg.Agent); err == nil {
-			profile = p
-		}
+	profile, bin, err := resolveAgent(cfg, "")
+	if profile == nil {
+		profile = stream.Cursor
 	}
-	names, _ := shellhook.Binaries(profile.Name, "")
-	self, _ := os.Executable()
-	bin, err := shellhook.Resolve(names, cfg.AgentBin, self, os.Getenv("PATH"))
+	funcs, _ := shellhook.Binaries(profile.Name, "")
 	if err != nil {
-		check(false, "agent: "+err.Error(), "install "+names[0]+", or set agent_bin in "+path)
+		check(false, "agent: "+err.Error(), "install "+funcs[0]+", or set agent_bin in "+path)
 	} else {
 		version := firstLine(runFor(5*time.Second, bin, "--version"))
 		check(true, "agent: "+bin+" ("+orNone(version)+")", "")
 	}
 
-	funcs, _ := shellhook.Binaries(profile.Name, "")
 	check(shellFunctionActive(*shell, funcs[0]), fmt.Sprintf("%s in %s goes through the wrapper", funcs[0], orNone(*shell)),
 		fmt.Sprintf("add `%s` to your %s startup file (scripts/install.sh does it)", shellInitLine(*shell), orNone(*shell)))
 

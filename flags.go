@@ -75,6 +75,8 @@ Usage:
   cursor-wrap inspect [--json] FILE|--last    a session log as a timeline
   cursor-wrap config [--init]                 the effective config, or a new file
   cursor-wrap doctor [--shell SHELL]          check the installation
+  cursor-wrap mcp [--config F] [--log-dir D] [--agent-bin P] [--log-level L]
+                                              serve watched agents to MCP clients on stdio
   cursor-wrap demo                            watch a normal run and a hang
 
 Direct mode adds --print --output-format stream-json (and --force, --model)

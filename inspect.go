@@ -10,7 +10,6 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/watchdog"
 )
 
 // inspect prints a session log as a timeline:
@@ -31,15 +30,7 @@ func inspect(args []string) int {
 	if *last {
 		dir := *logDir
 		if dir == "" {
-			cfgPath := *config
-			if cfgPath == "" {
-				cfgPath = watchdog.DefaultPath(os.Getenv)
-			}
-			file, err := watchdog.ReadFile(cfgPath)
-			if err != nil {
-				return fail(exitWrapper, "%v", err)
-			}
-			cfg, err := watchdog.Build(file, os.Environ(), nil)
+			cfg, _, _, err := loadConfig(*config, nil)
 			if err != nil {
 				return fail(exitWrapper, "%v", err)
 			}

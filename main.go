@@ -8,6 +8,7 @@
 //	cursor-wrap inspect [--json] LOGFILE | --last
 //	cursor-wrap config [--init]
 //	cursor-wrap doctor [--shell bash|zsh|fish]
+//	cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]
 //	cursor-wrap demo
 package main
 
@@ -51,6 +52,8 @@ func run(args []string) int {
 			return demo(args[1:])
 		case "doctor":
 			return doctor(args[1:])
+		case "mcp":
+			return mcpCmd(args[1:])
 		case "help":
 			usage(os.Stdout)
 			return 0

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -66,40 +62,18 @@ func wrap(args []string) int {
 
 // resolve builds the job, or returns the status to exit with.
 func resolve(o options) (*job, int) {
-	path := o.config
-	if path == "" {
-		path = watchdog.DefaultPath(os.Getenv)
-	}
-	file, err := watchdog.ReadFile(path)
+	cfg, _, path, err := loadConfig(o.config, o.settings)
 	if err != nil {
 		return nil, fail(exitWrapper, "%v", err)
 	}
-	cfg, err := watchdog.Build(file, os.Environ(), o.settings)
-	if err != nil {
-		return nil, fail(exitWrapper, "%v", err)
-	}
-	profile := stream.Cursor
-	if cfg.Agent != "" {
-		if profile, err = stream.ProfileNamed(cfg.Agent); err != nil {
-			return nil, fail(exitWrapper, "%v", err)
-		}
-	}
-	names, err := shellhook.Binaries(profile.Name, os.Getenv(shellhook.FuncEnv))
-	if err != nil {
-		return nil, fail(exitWrapper, "%v", err)
-	}
-	self, _ := os.Executable()
-	bin, err := shellhook.Resolve(names, cfg.AgentBin, self, os.Getenv("PATH"))
+	profile, bin, err := resolveAgent(cfg, os.Getenv(shellhook.FuncEnv))
 	switch {
 	case errors.Is(err, shellhook.ErrNotExecutable):
 		return nil, fail(exitNotExec, "%v", err)
-	case err != nil:
+	case errors.Is(err, shellhook.ErrNotFound), errors.Is(err, shellhook.ErrIsWrapper):
 		return nil, fail(exitNotFound, "%v", err)
-	}
-	if cfg.Agent == "" {
-		if p := stream.ProfileFor(filepath.Base(bin)); p != nil {
-			profile = p
-		}
+	case err != nil:
+		return nil, fail(exitWrapper, "%v", err)
 	}
 	env, err := shellhook.ChildEnv(os.Environ())
 	if err != nil {
@@ -147,12 +121,6 @@ func resolve(o options) (*job, int) {
 		return w
 	})
 	return j, 0
-}
-
-func levelOf(name string) slog.Level {
-	var l slog.Level
-	_ = l.UnmarshalText([]byte(name)) // Validated with the config.
-	return l
 }
 
 // run runs attempts until one ends without a hang or restarts are used
@@ -205,7 +173,7 @@ func (j *job) run() int {
 		cfg := j.config()
 		if out.Cause != ptyproxy.Hung || attempt > cfg.Restarts {
 			console.Info(summary(out, logPath))
-			return exitStatus(out)
+			return out.Status()
 		}
 		if out.MidLine {
 			// Keep stdout valid JSONL across attempts.
@@ -271,29 +239,16 @@ func (j *job) attempt(n int, why string, args []string, stdin io.Reader, sigs <-
 	if out.Cause == ptyproxy.Hung && j.config().OnHang != "" {
 		j.onHang(out, n, logFile.Path(), log, console)
 	}
-	log.Info("exit", "cause", out.Cause.String(), "status", exitStatus(out), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
+	log.Info("exit", "cause", out.Cause.String(), "status", out.Status(), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
 		"lines", out.Lines, "tool_calls", out.ToolCalls, "longest_silence_ms", out.LongestSilence.Milliseconds())
 	return out, logFile.Path(), nil
 }
 
-// hookTimeout bounds the on_hang command.
-const hookTimeout = 10 * time.Second
-
 // onHang runs the on_hang command with the hang record on its stdin. Its
 // failure is logged; it never changes the exit status.
 func (j *job) onHang(out ptyproxy.Outcome, attempt int, logPath string, log, console *slog.Logger) {
-	record, _ := json.Marshal(map[string]any{
-		"time": out.Ended, "msg": "hang_detected", "session_id": out.SessionID,
-		"attempt": attempt, "log": logPath, "reason": out.Reason,
-	})
-	env := append(os.Environ(),
-		"CURSOR_WRAP_LOG="+logPath,
-		"CURSOR_WRAP_SESSION_ID="+out.SessionID,
-		"CURSOR_WRAP_EXIT="+strconv.Itoa(exitStatus(out)))
-	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
-	defer cancel()
 	command := j.config().OnHang
-	output, err := ptyproxy.RunHook(ctx, command, j.redact.Redact(append(record, '\n')), env)
+	output, err := ptyproxy.RunOnHang(command, out, attempt, logPath, j.redact.Redact)
 	if err != nil {
 		log.Warn("on_hang_failed", "command", command, "error", err.Error(), "output", string(output))
 		console.Warn("on_hang command failed: " + err.Error())
@@ -309,32 +264,15 @@ func (j *job) config() watchdog.Config { return *j.current.Load() }
 // apply at once, to the running attempt too; invalid or half-written, the
 // last good values stay. Either way one line on stderr says so.
 func (j *job) reload(console *slog.Logger) {
-	old := j.config()
-	file, err := watchdog.ReadFile(j.cfgPath)
-	var cfg watchdog.Config
-	if err == nil {
-		cfg, err = watchdog.Build(file, os.Environ(), j.flags)
-	}
-	if err != nil {
-		console.Warn("config not reloaded, keeping the last good values: " + err.Error())
+	cfg, changes, pinned, err := reloadConfig(j.config(), j.cfgPath, j.flags, console)
+	switch {
+	case err != nil:
 		j.send(ptyproxy.Reload{Err: err})
-		return
+	case len(changes) > 0 || len(pinned) > 0:
+		j.current.Store(&cfg)
+		j.level.Set(levelOf(cfg.LogLevel))
+		j.send(ptyproxy.Reload{Thresholds: cfg.Thresholds(), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned})
 	}
-	changes, pinned := watchdog.Diff(old, cfg, file)
-	if len(changes) == 0 && len(pinned) == 0 {
-		return
-	}
-	j.current.Store(&cfg)
-	j.level.Set(levelOf(cfg.LogLevel))
-	var words []string
-	for _, c := range changes {
-		words = append(words, c.Key+" "+c.Old+" → "+c.New)
-	}
-	for _, p := range pinned {
-		words = append(words, p+" pinned, unchanged")
-	}
-	console.Info("config reloaded: " + strings.Join(words, ", "))
-	j.send(ptyproxy.Reload{Thresholds: cfg.Thresholds(), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned})
 }
 
 // send hands a reload to the running attempt, replacing one it has not
@@ -378,31 +316,6 @@ func (j *job) drawStatus() func() {
 }
 
 func (j *job) setStatus(st ptyproxy.Status) { j.status.Store(&st) }
-
-// exitStatus maps an attempt's outcome to the wrapper's exit status.
-func exitStatus(out ptyproxy.Outcome) int {
-	agent := out.ExitCode
-	if out.ExitSignal != 0 {
-		agent = exitSignalBase + int(out.ExitSignal)
-	}
-	switch out.Cause {
-	case ptyproxy.Hung:
-		return exitHang
-	case ptyproxy.Overdue:
-		return 0
-	case ptyproxy.Interrupted:
-		if s, ok := out.Signal.(syscall.Signal); ok {
-			return exitSignalBase + int(s)
-		}
-		return exitSignalBase + int(syscall.SIGTERM)
-	case ptyproxy.Downstream:
-		return exitSignalBase + int(syscall.SIGPIPE)
-	}
-	if !out.Done && agent == 0 {
-		return exitNoResultErr
-	}
-	return agent
-}
 
 // summary is the line printed when the wrapper exits.
 func summary(out ptyproxy.Outcome, logPath string) string {

@@ -131,3 +131,32 @@ type Outcome struct {
 	LongestSilence time.Duration
 	SilenceOpen    []watchdog.OpenCall
 }
+
+// Status is the exit status the wrapper reports for the outcome (SPEC §4):
+// the agent's own after its result; 124 for a hang; 0 for an agent that
+// answered but had to be stopped; 1 for an agent that exited 0 without a
+// result; 128+n for a signal n, the agent's or the wrapper's; 141 when the
+// wrapper's stdout went away.
+func (o Outcome) Status() int {
+	agent := o.ExitCode
+	if o.ExitSignal != 0 {
+		agent = 128 + int(o.ExitSignal)
+	}
+	switch o.Cause {
+	case Hung:
+		return 124
+	case Overdue:
+		return 0
+	case Interrupted:
+		if s, ok := o.Signal.(syscall.Signal); ok {
+			return 128 + int(s)
+		}
+		return 128 + int(syscall.SIGTERM)
+	case Downstream:
+		return 128 + int(syscall.SIGPIPE)
+	}
+	if !o.Done && agent == 0 {
+		return 1
+	}
+	return agent
+}

@@ -264,24 +264,12 @@ func (l *File) Close() {
 	}
 }
 
-// Prune removes the oldest session logs in dir so that at most keep remain
-// (keep 0 keeps all). Names start with the start time, so name order is age.
-func Prune(dir string, keep int) error {
-	if keep <= 0 {
-		return nil
-	}
-	names, err := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
-	if err != nil || len(names) <= keep {
-		return err
-	}
-	sort.Slice(names, func(i, j int) bool { return startOf(names[i]) < startOf(names[j]) })
-	var errs []error
-	for _, n := range names[:len(names)-keep] {
-		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+// List returns the session logs in dir, newest first. Names start with
+// the start time in Unix milliseconds, which gives the order.
+func List(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	sort.SliceStable(names, func(i, j int) bool { return startOf(names[i]) > startOf(names[j]) })
+	return names
 }
 
 // startOf reads the start time out of a log's name.
@@ -292,12 +280,27 @@ func startOf(path string) int64 {
 	return n
 }
 
+// Prune removes the oldest session logs in dir so that at most keep remain
+// (keep 0 keeps all).
+func Prune(dir string, keep int) error {
+	names := List(dir)
+	if keep <= 0 || len(names) <= keep {
+		return nil
+	}
+	var errs []error
+	for _, n := range names[keep:] {
+		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Latest returns the newest session log in dir.
 func Latest(dir string) (string, error) {
-	names, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	names := List(dir)
 	if len(names) == 0 {
 		return "", fmt.Errorf("sessionlog: no session logs in %s", dir)
 	}
-	sort.Slice(names, func(i, j int) bool { return startOf(names[i]) < startOf(names[j]) })
-	return names[len(names)-1], nil
+	return names[0], nil
 }

@@ -1,0 +1,148 @@
+package mcpserver
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"cursor-wrap/stream"
+)
+
+// Bounds on what a result reports of the agent's output.
+const (
+	maxEvents     = 50      // last output lines
+	maxEventBytes = 4 << 10 // of each line; the log has them whole
+	maxStderr     = 8 << 10 // stderr tail
+)
+
+// capture stands in for the wrapper's stdout: it keeps the last lines the
+// agent wrote, when output last arrived, what the last line was, and the
+// final answer.
+type capture struct {
+	mu     sync.Mutex
+	split  *stream.Splitter
+	lines  []string
+	last   time.Time
+	answer string
+	// event is the last line's "type/subtype" as the watchdog names it,
+	// and eventAt when it came: fresher than the watchdog's snapshots,
+	// which come on a change of open calls or verdict, or with the tick.
+	event   string
+	eventAt time.Time
+	// onPhase is called when a line moves the agent to another phase.
+	onPhase func()
+}
+
+func newCapture(onPhase func()) *capture {
+	c := &capture{onPhase: onPhase}
+	c.split = stream.NewSplitter(maxEventBytes, func(l stream.Line) {
+		text := string(l.Text)
+		if l.Truncated() {
+			text += fmt.Sprintf("… [%d bytes in all]", l.Len)
+		}
+		if len(c.lines) == maxEvents {
+			c.lines = slices.Delete(c.lines, 0, 1)
+		}
+		c.lines = append(c.lines, text)
+	})
+	return c
+}
+
+// Write takes the agent's output. It never fails.
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = time.Now()
+	return c.split.Write(p)
+}
+
+// watch wraps an output parser to note each line's event and keep the
+// answer the terminal event carries; nil stays nil (bytes only, no events).
+func (c *capture) watch(parse func(stream.Line) stream.Event) func(stream.Line) stream.Event {
+	if parse == nil {
+		return nil
+	}
+	return func(l stream.Line) stream.Event {
+		ev := parse(l)
+		if len(ev.Started) > 0 || len(ev.Ended) > 0 {
+			// The watchdog's snapshot follows at once, with the calls.
+			return ev
+		}
+		name := ev.Type
+		switch {
+		case ev.NotJSON:
+			name = "text"
+		case ev.Subtype != "":
+			name += "/" + ev.Subtype
+		}
+		next, _ := phaseOf(name)
+		c.mu.Lock()
+		prev, _ := phaseOf(c.event)
+		c.event, c.eventAt = name, time.Now()
+		if ev.Terminal {
+			c.answer = ev.Answer
+		}
+		c.mu.Unlock()
+		if next != prev {
+			c.onPhase()
+		}
+		return ev
+	}
+}
+
+// latest returns the last line's event and when it came, and when output
+// last arrived.
+func (c *capture) latest() (event string, eventAt, output time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.event, c.eventAt, c.last
+}
+
+// result returns the last lines (an unfinished last line included), the
+// time of the last output (zero if none) and the answer. Call it once the
+// agent is gone.
+func (c *capture) result() (lines []string, last time.Time, answer string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.split.Flush()
+	return slices.Clone(c.lines), c.last, c.answer
+}
+
+// tail keeps the last max bytes written to it: the agent's stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+	cut bool // bytes were dropped from the front
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = t.buf[:copy(t.buf, t.buf[over:])]
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+// String returns the tail from the first whole line kept, as valid UTF-8.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if i := bytes.IndexByte(b, '\n'); t.cut && i >= 0 && i < len(b)-1 {
+		b = b[i+1:]
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// lastLine returns the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

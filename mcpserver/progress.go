@@ -1,0 +1,281 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/watchdog"
+)
+
+// progressEvery is the longest a caller that asked for progress goes
+// without a notification; a change of phase is sent at once.
+const progressEvery = 10 * time.Second
+
+// quietAfter is the silence from which a progress message mentions it.
+const quietAfter = 5 * time.Second
+
+// A pacer decides when a progress notification is due: at once when the
+// phase changes, otherwise progressEvery after the last one.
+type pacer struct {
+	key  string
+	sent time.Time
+}
+
+// due reports whether to send a notification for phase key at now, and
+// if so counts it as sent.
+func (p *pacer) due(key string, now time.Time) bool {
+	if !p.sent.IsZero() && key == p.key && now.Sub(p.sent) < progressEvery {
+		return false
+	}
+	p.key, p.sent = key, now
+	return true
+}
+
+// wait is how long from now until a notification is due for the same phase.
+func (p *pacer) wait(now time.Time) time.Duration {
+	if d := p.sent.Add(progressEvery).Sub(now); d > 0 {
+		return d
+	}
+	return progressEvery
+}
+
+// A view is what a call's progress says at one instant.
+type view struct {
+	arrived time.Time
+	queued  bool             // waiting for a slot
+	started bool             // past the queue
+	running int              // agents running, while queued
+	limit   int              // [mcp] max_concurrent, while queued
+	status  *ptyproxy.Status // the latest snapshot of the agent, nil before
+	// The last line's event and output, which may be newer than status.
+	event   string
+	eventAt time.Time
+	output  time.Time
+}
+
+// describe says where a call is at now: key names its phase (a new key is
+// worth a notification at once) and text says it for a person; key is ""
+// before the call is either queued or started. Times in a snapshot are
+// moved on to now.
+func describe(v view, now time.Time) (key, text string) {
+	switch {
+	case !v.started && !v.queued:
+		return "", ""
+	case !v.started:
+		return "queued", fmt.Sprintf("queued: %d of %d agents running, waited %s", v.running, v.limit, clock(now.Sub(v.arrived)))
+	case v.status == nil:
+		return "starting", "starting the agent"
+	}
+	st := *v.status
+	r := st.Reason
+	switch {
+	case st.Phase == ptyproxy.Stopping && st.Verdict == watchdog.Hang:
+		return "stopping", "hang detected (" + r.Kind + "); killing the agent's process tree"
+	case st.Phase == ptyproxy.Stopping:
+		return "stopping", "stopping the agent's process tree"
+	case st.Phase == ptyproxy.Exiting:
+		return "exiting", "the agent exited; reading its last output"
+	case r.Kind == watchdog.KindExit:
+		return "answered", "answer complete; waiting for the agent to exit"
+	}
+	r = advance(r, now.Sub(st.Now))
+	if v.eventAt.After(st.Now) {
+		r.LastEventType = v.event
+	}
+	if v.output.After(st.Now) {
+		r.Silence = now.Sub(v.output)
+	}
+	key, text = activity(r)
+	if st.Verdict == watchdog.Warn {
+		return "warn", text + "; " + imminent(r)
+	}
+	return key, text
+}
+
+// advance moves the times in a reason on by d, to the present.
+func advance(r watchdog.Reason, d time.Duration) watchdog.Reason {
+	r.Silence += d
+	r.Elapsed += d
+	r.DueIn -= d
+	r.OpenCalls = slices.Clone(r.OpenCalls)
+	for i := range r.OpenCalls {
+		r.OpenCalls[i].Elapsed += d
+	}
+	return r
+}
+
+// phaseOf names the phase a stream is in after a line of this event type
+// ("type/subtype"), when no tool call is open.
+func phaseOf(event string) (key, text string) {
+	switch {
+	case event == "" || event == "start" || strings.HasPrefix(event, "system"):
+		return "starting", "starting"
+	case strings.HasPrefix(event, "thinking"):
+		return "thinking", "thinking"
+	case strings.HasPrefix(event, "assistant"):
+		return "writing", "writing reply"
+	}
+	return "working", "working"
+}
+
+// activity says what the agent is doing, from its stream.
+func activity(r watchdog.Reason) (key, text string) {
+	if n := len(r.OpenCalls); n > 0 {
+		c := r.OpenCalls[0]
+		text = fmt.Sprintf("running %s: %s (%s of %s)", c.Kind, oneLine(c.Command), clock(c.Elapsed), clock(c.Budget))
+		if n > 1 {
+			text += fmt.Sprintf(" and %d more", n-1)
+		}
+		return "tool " + strconv.Itoa(n) + " " + c.ID, text
+	}
+	key, text = phaseOf(r.LastEventType)
+	var notes []string
+	if r.Silence >= quietAfter {
+		notes = append(notes, "silent "+clock(r.Silence))
+	}
+	if r.Evidence.Extended > 0 {
+		notes = append(notes, "agent busy")
+	}
+	if len(notes) > 0 {
+		text += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return key, text
+}
+
+// imminent says when the hang the verdict warns of will be declared.
+func imminent(r watchdog.Reason) string {
+	due := clock(r.DueIn)
+	if r.Kind == watchdog.KindDeadline {
+		return "the hard timeout of " + clock(r.Threshold) + " stops it in " + due
+	}
+	return "no output for " + clock(r.Silence) + "; it will be stopped in " + due + " unless it speaks"
+}
+
+// clock formats a duration to the nearest second, or millisecond below a
+// second: 45s, 1m23s, 300ms.
+func clock(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:57]) + "..."
+	}
+	return s
+}
+
+// onStatus takes a snapshot from the agent's session loop. It must not
+// block that loop: the reporter does the sending.
+func (c *call) onStatus(st ptyproxy.Status) {
+	c.mu.Lock()
+	if st.Verdict == watchdog.Warn && c.verdict != watchdog.Warn {
+		w := st
+		c.warning = &w
+	}
+	c.verdict = st.Verdict
+	c.status = &st
+	c.mu.Unlock()
+	c.poke()
+}
+
+// poke wakes the reporter.
+func (c *call) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// snapshot returns the view at this instant and takes the pending warning.
+func (c *call) snapshot() (view, *ptyproxy.Status) {
+	running, limit := c.s.gate.counts()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := view{arrived: c.arrived, queued: c.queued, started: c.started, running: running, limit: limit, status: c.status}
+	v.event, v.eventAt, v.output = c.out.latest()
+	w := c.warning
+	c.warning = nil
+	return v, w
+}
+
+// startReports runs the call's reporter until the returned func is called:
+// progress notifications when the caller asked for them, and a warning
+// before each hang kill. Once the func returns nothing more is sent.
+func (c *call) startReports(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		var p pacer
+		var progress float64
+		timer := time.NewTimer(progressEvery)
+		defer timer.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-c.wake:
+			case <-timer.C:
+			}
+			now := time.Now()
+			v, warning := c.snapshot()
+			if warning != nil {
+				c.warn(ctx, *warning, now)
+			}
+			if c.token == nil {
+				continue
+			}
+			if key, text := describe(v, now); key != "" && p.due(key, now) {
+				// Progress must grow with each notification.
+				progress = max(progress+0.001, now.Sub(c.arrived).Seconds())
+				_ = c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Message: text, Progress: progress}) // A gone client is no error of ours.
+			}
+			timer.Reset(p.wait(now))
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done); <-gone })
+	}
+}
+
+// warning is the data of the notifications/message sent before a hang
+// kill.
+type warning struct {
+	Message   string          `json:"message"`
+	SessionID string          `json:"session_id,omitempty"`
+	LogPath   string          `json:"log_path,omitempty"`
+	Prompt    string          `json:"prompt"` // its start, to tell concurrent calls apart
+	DueInMS   int64           `json:"due_in_ms"`
+	Reason    watchdog.Reason `json:"reason"`
+}
+
+// warn tells the client a hang kill is near, once per impending hang.
+func (c *call) warn(ctx context.Context, st ptyproxy.Status, now time.Time) {
+	r := advance(st.Reason, now.Sub(st.Now))
+	_, doing := activity(r)
+	w := warning{
+		Message:   "agent hang imminent: " + doing + "; " + imminent(r),
+		SessionID: r.SessionID,
+		LogPath:   c.logPath(),
+		Prompt:    oneLine(c.launch.Prompt),
+		DueInMS:   max(r.DueIn, 0).Milliseconds(),
+		Reason:    r,
+	}
+	_ = c.session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "cursor-wrap", Data: w}) // A gone client is no error of ours.
+}
