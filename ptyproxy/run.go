@@ -98,6 +98,7 @@ func (s *session) run(ctx context.Context) Outcome {
 	s.arm(now)
 
 	stderrOpen := true
+	cancelled := ctx.Done()
 	for !(s.exited && s.drained && s.phase == Exiting && s.poll == nil) {
 		var pollC <-chan time.Time
 		if s.poll != nil {
@@ -137,7 +138,8 @@ func (s *session) run(ctx context.Context) Outcome {
 			if err := s.p.resize(size); err != nil {
 				s.o.Log.Warn("warning", "message", "resize pty: "+err.Error())
 			}
-		case <-ctx.Done():
+		case <-cancelled:
+			cancelled = nil // Closed for good: take it once.
 			s.out.Cause = Cancelled
 			s.stopNow()
 		}
