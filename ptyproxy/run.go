@@ -179,9 +179,8 @@ func (s *session) endSilence(t time.Time) {
 func (s *session) onBatch(b *batch) {
 	s.endSilence(b.at)
 	s.last = b.at
-	if len(b.lines) == 0 || b.bytes > 0 {
-		s.wd.Output(b.at)
-	}
+	// Bytes of a line still arriving prove the stream alive too.
+	s.wd.Output(b.at)
 	for _, l := range b.lines {
 		s.out.Lines++
 		text := b.text(l)
