@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -83,6 +85,7 @@ func demoRun(self, dir string, stdout io.Writer, th watchdog.Thresholds, say fun
 	n := &narrator{say: say, start: time.Now(), idle: th.IdleTimeout}
 	logFile := sessionlog.Open(dir, time.Now(), func(err error) { say("   (session log disabled: %v)", err) })
 	log := slog.New(teeHandler{slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}), n})
+	events := io.MultiWriter(logFile, n)
 	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
 		Path:            self,
 		Args:            steps,
@@ -94,6 +97,7 @@ func demoRun(self, dir string, stdout io.Writer, th watchdog.Thresholds, say fun
 		Tick:            5 * time.Second,
 		KillGrace:       time.Second,
 		Log:             log,
+		Events:          events,
 		OnSession:       logFile.Rename,
 		ClaimAllOrphans: true,
 	})
@@ -119,39 +123,56 @@ func (n *narrator) at(t time.Time) string {
 	return fmt.Sprintf("+%5.2fs", t.Sub(n.start).Seconds())
 }
 
+// Write takes a batch of event records, one JSON line each.
+func (n *narrator) Write(p []byte) (int, error) {
+	for line := range bytes.Lines(p) {
+		var rec struct {
+			Time time.Time
+			Raw  string
+		}
+		if json.Unmarshal(line, &rec) == nil {
+			n.event(rec.Time, []byte(rec.Raw))
+		}
+	}
+	return len(p), nil
+}
+
+// event narrates one line of the agent's output.
+func (n *narrator) event(at time.Time, raw []byte) {
+	n.lastOut = at
+	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: true})
+	switch {
+	case ev.Type == "thinking":
+		n.thinking++
+		return
+	case n.thinking > 0:
+		n.say("   %s  thinking (%d deltas)", n.at(at), n.thinking)
+		n.thinking = 0
+	}
+	switch {
+	case len(ev.Started) > 0:
+		c := ev.Started[0]
+		declared := "no timeout declared"
+		if c.Timeout > 0 {
+			declared = "declares " + c.Timeout.String()
+		}
+		n.say("   %s  tool call started: %s %q, %s", n.at(at), c.Kind, c.Command, declared)
+	case len(ev.Ended) > 0:
+		n.say("   %s  tool call completed", n.at(at))
+	case ev.Type == "system":
+		n.say("   %s  %s/%s, session %s", n.at(at), ev.Type, ev.Subtype, ev.SessionID)
+	case ev.Type == "result":
+		n.say("   %s  result: the answer is complete", n.at(at))
+	case ev.Type == "assistant":
+		n.say("   %s  assistant message", n.at(at))
+	}
+}
+
+// record narrates the wrapper's decisions from their log records.
 func (n *narrator) record(r slog.Record) {
 	attrs := map[string]slog.Value{}
 	r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value; return true })
 	switch r.Message {
-	case "event":
-		n.lastOut = r.Time
-		raw := []byte(attrs["raw"].String())
-		ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: true})
-		switch {
-		case ev.Type == "thinking":
-			n.thinking++
-			return
-		case n.thinking > 0:
-			n.say("   %s  thinking (%d deltas)", n.at(r.Time), n.thinking)
-			n.thinking = 0
-		}
-		switch {
-		case len(ev.Started) > 0:
-			c := ev.Started[0]
-			declared := "no timeout declared"
-			if c.Timeout > 0 {
-				declared = "declares " + c.Timeout.String()
-			}
-			n.say("   %s  tool call started: %s %q, %s", n.at(r.Time), c.Kind, c.Command, declared)
-		case len(ev.Ended) > 0:
-			n.say("   %s  tool call completed", n.at(r.Time))
-		case ev.Type == "system":
-			n.say("   %s  %s/%s, session %s", n.at(r.Time), ev.Type, ev.Subtype, ev.SessionID)
-		case ev.Type == "result":
-			n.say("   %s  result: the answer is complete", n.at(r.Time))
-		case ev.Type == "assistant":
-			n.say("   %s  assistant message", n.at(r.Time))
-		}
 	case "verdict":
 		if to := attrs["to"].String(); to == "waiting" && n.hangAt.IsZero() {
 			n.say("   %s  a tool is running: silence is expected (verdict: waiting)", n.at(r.Time))

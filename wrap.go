@@ -143,20 +143,26 @@ func (j *job) run() int {
 		}
 	}
 	size, resize := watchSize()
-	if err := sessionlog.Prune(j.cfg.LogDir, j.cfg.LogKeep); err != nil {
-		console.Debug("pruning old session logs: " + err.Error())
-	}
+	// Housekeeping runs beside the agent's start, not before it.
+	go func() {
+		if err := sessionlog.Prune(j.cfg.LogDir, j.cfg.LogKeep); err != nil {
+			console.Debug("pruning old session logs: " + err.Error())
+		}
+	}()
 	if j.cfg.Status {
 		stop := j.drawStatus()
 		defer stop()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if w, err := watchdog.NewWatcher(j.cfgPath, func(msg string) { console.Debug(msg) }); err != nil {
-		console.Debug("config changes will not be noticed: " + err.Error())
-	} else {
-		go w.Run(ctx, func() { j.reload(console) })
-	}
+	go func() {
+		w, err := watchdog.NewWatcher(j.cfgPath, func(msg string) { console.Debug(msg) })
+		if err != nil {
+			console.Debug("config changes will not be noticed: " + err.Error())
+			return
+		}
+		w.Run(ctx, func() { j.reload(console) })
+	}()
 
 	args, stdin, why := j.args, j.stdin, ""
 	for attempt := 1; ; attempt++ {
@@ -204,7 +210,8 @@ func (j *job) attempt(n int, why string, args []string, stdin io.Reader, sigs <-
 		console.Warn("session log disabled: " + err.Error())
 	})
 	defer logFile.Close()
-	log := slog.New(slog.NewJSONHandler(j.redact.Writer(logFile), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	records := j.redact.Writer(logFile)
+	log := slog.New(slog.NewJSONHandler(records, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	log.Info("command", "attempt", n, "agent", j.profile.Name, "path", j.path,
 		"argv", j.redact.Args(args), "env", j.redact.Env(j.env), "watch", map[bool]string{true: "events", false: "bytes"}[j.parse != nil])
 	if why != "" {
@@ -228,6 +235,7 @@ func (j *job) attempt(n int, why string, args []string, stdin io.Reader, sigs <-
 		Resize:          resize,
 		Signals:         sigs,
 		Log:             log,
+		Events:          records,
 		Console:         console,
 		OnSession:       logFile.Rename,
 		ClaimAllOrphans: true,

@@ -228,7 +228,8 @@ func (c *call) run(ctx context.Context, cmd Command) (ptyproxy.Outcome, string, 
 	redact := sessionlog.NewRedactor(cmd.Args, cmd.Env)
 	c.redact = redact
 	console := c.s.console(redact).With("call", c.n)
-	log := slog.New(slog.NewJSONHandler(redact.Writer(logFile), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	records := redact.Writer(logFile)
+	log := slog.New(slog.NewJSONHandler(records, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	log.Info("command", "attempt", 1, "agent", cmd.Agent, "path", cmd.Path,
 		"argv", redact.Args(cmd.Args), "env", redact.Env(cmd.Env), "watch", map[bool]string{true: "events", false: "bytes"}[cmd.Parse != nil],
 		"via", "mcp", "idle_timeout", c.lim.idle.String(), "hard_timeout", c.lim.hard.String(), "clamped", c.lim.clamped)
@@ -251,6 +252,7 @@ func (c *call) run(ctx context.Context, cmd Command) (ptyproxy.Outcome, string, 
 		KillGrace:       cfg.KillGrace,
 		Reload:          c.reloads,
 		Log:             log,
+		Events:          records,
 		Console:         console,
 		OnSession:       logFile.Rename,
 		OnStatus:        c.onStatus,

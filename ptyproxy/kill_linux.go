@@ -2,6 +2,7 @@ package ptyproxy
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -22,10 +23,13 @@ func Init() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return errors.New("ptyproxy: cannot become a child subreaper: " + err.Error())
 	}
-	entries, _ := os.ReadDir("/proc/self/fd")
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
+	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		// Before Linux 5.11: one descriptor at a time.
+		entries, _ := os.ReadDir("/proc/self/fd")
+		for _, e := range entries {
+			if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+				_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC) // Best effort.
+			}
 		}
 	}
 	chld := make(chan os.Signal, 1)

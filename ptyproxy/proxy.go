@@ -48,7 +48,11 @@ type Options struct {
 	Signals <-chan os.Signal // signals to pass on: the attempt is stopped
 	Reload  <-chan Reload    // new thresholds from the config file
 
-	Log     *slog.Logger // the session log's records (SPEC §6); nil for none
+	Log *slog.Logger // the session log's records (SPEC §6); nil for none
+	// Events receives the session log's "event" records, one per line of
+	// output, many per write: they are the bulk of the log and skip slog
+	// (see sessionlog.AppendEvent). Nil for none.
+	Events  io.Writer
 	Console *slog.Logger // the wrapper's own messages; nil for none
 	// OnSession is called once, when the stream names the session id.
 	OnSession func(id string)

@@ -41,6 +41,7 @@ const batchPool = 8
 // costs.
 type reader struct {
 	master *os.File
+	raw    syscall.RawConn // the master's descriptor, for coalesced reads
 	out    io.Writer
 	parse  func(stream.Line) stream.Event // nil: bytes only, no events
 
@@ -60,8 +61,10 @@ type reader struct {
 }
 
 func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Event) *reader {
+	raw, _ := master.SyscallConn() // Fails only for a closed file.
 	r := &reader{
 		master:  master,
+		raw:     raw,
 		out:     out,
 		parse:   parse,
 		batches: make(chan *batch, batchPool),
@@ -89,7 +92,7 @@ func (r *reader) addLine(l stream.Line) {
 func (r *reader) run() {
 	buf := make([]byte, 64<<10)
 	for {
-		n, err := r.master.Read(buf)
+		n, err := r.read(buf)
 		if n > 0 {
 			r.forward(buf[:n])
 			r.cur = <-r.free
@@ -120,6 +123,39 @@ func (r *reader) run() {
 		r.done <- err
 		return
 	}
+}
+
+// read reads what the master holds, read after read, until it has nothing
+// more right now or buf is full, waiting only while nothing came. A PTY
+// hands out at most 4 KiB a read: taken one by one, each read would cost a
+// stdout write, a batch and a wake-up of the session loop. Waiting for
+// nothing extra, coalescing adds no latency.
+func (r *reader) read(buf []byte) (int, error) {
+	n := 0
+	var rerr error
+	err := r.raw.Read(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, e := syscall.Read(int(fd), buf[n:])
+			switch {
+			case e == syscall.EINTR:
+				continue
+			case e == syscall.EAGAIN:
+				return n > 0 // false: wait until the master is readable
+			case e != nil:
+				rerr = e
+				return true
+			case m == 0:
+				rerr = io.EOF
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if rerr != nil {
+		return n, rerr
+	}
+	return n, err
 }
 
 // forward writes p to stdout. Once stdout fails (a reader that went away)

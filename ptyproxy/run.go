@@ -3,7 +3,6 @@ package ptyproxy
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"io"
 	"log/slog"
@@ -11,8 +10,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -48,6 +47,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	s := &session{
 		o:      o,
 		p:      p,
+		r:      newReader(p.master, o.Stdout, o.Parse),
 		tree:   &tree{agent: p.pid, marker: marker, claimAll: o.ClaimAllOrphans},
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		timer:  time.NewTimer(time.Hour),
@@ -82,6 +82,7 @@ type session struct {
 	exited  bool
 	drained bool
 	stderr  chan []byte
+	events  []byte // a batch's event records, written at once
 }
 
 func (s *session) run(ctx context.Context) Outcome {
@@ -90,7 +91,6 @@ func (s *session) run(ctx context.Context) Outcome {
 	th := s.o.Thresholds
 	th.ActivityProbe = s.probe
 	s.wd = watchdog.New(th, now)
-	s.r = newReader(s.p.master, s.o.Stdout, s.o.Parse)
 	go s.r.run()
 	stderrDone := make(chan struct{})
 	go s.readStderr(stderrDone)
@@ -196,6 +196,9 @@ func (s *session) onBatch(b *batch) {
 		if id := s.wd.SessionID(); id != had && s.o.OnSession != nil {
 			s.o.OnSession(id)
 		}
+		if notice != watchdog.NoNotice {
+			s.flushEvents()
+		}
 		switch notice {
 		case watchdog.UnknownCall:
 			s.o.Log.Warn("warning", "message", "a tool call ended that was not open", "call_id", ev.CallID)
@@ -203,6 +206,7 @@ func (s *session) onBatch(b *batch) {
 			s.o.Log.Warn("warning", "message", "a tool call started twice; its first start counts", "call_id", ev.CallID)
 		}
 	}
+	s.flushEvents()
 	if s.phase == Running {
 		// The hard deadline can pass while output flows: the batch that
 		// sees it acts, since the timer is re-armed past it.
@@ -223,39 +227,26 @@ func (s *session) onBatch(b *batch) {
 	}
 }
 
+// logEvent adds a line's event record to the batch's records.
 func (s *session) logEvent(at time.Time, l line, text []byte) {
+	if s.o.Events == nil {
+		return
+	}
 	ev := l.ev
-	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs, slog.Int64("recv_ts", at.UnixMilli()))
-	if ev.AgentTS != 0 {
-		attrs = append(attrs, slog.Int64("agent_ts", ev.AgentTS))
+	s.events = sessionlog.AppendEvent(s.events, sessionlog.Event{
+		Time: at, RecvTS: at.UnixMilli(), AgentTS: ev.AgentTS,
+		Type: ev.Type, Subtype: ev.Subtype, CallID: ev.CallID, Raw: text,
+		ParseError: ev.NotJSON, Truncated: ev.Truncated, Len: l.len, Partial: !l.newline,
+	})
+}
+
+// flushEvents writes the event records gathered so far in one write, as
+// they must come before any other record the batch leads to.
+func (s *session) flushEvents() {
+	if len(s.events) > 0 {
+		_, _ = s.o.Events.Write(s.events) // The log reports its own failures.
+		s.events = s.events[:0]
 	}
-	if ev.Type != "" {
-		attrs = append(attrs, slog.String("type", ev.Type))
-	}
-	if ev.Subtype != "" {
-		attrs = append(attrs, slog.String("subtype", ev.Subtype))
-	}
-	if ev.CallID != "" {
-		attrs = append(attrs, slog.String("call_id", ev.CallID))
-	}
-	if utf8.Valid(text) {
-		attrs = append(attrs, slog.String("raw", string(text)))
-	} else {
-		// JSON strings cannot hold invalid UTF-8 (slog would write U+FFFD),
-		// so such a line is kept exactly, in base64.
-		attrs = append(attrs, slog.String("raw_base64", base64.StdEncoding.EncodeToString(text)))
-	}
-	if ev.NotJSON {
-		attrs = append(attrs, slog.Bool("parse_error", true))
-	}
-	if ev.Truncated {
-		attrs = append(attrs, slog.Bool("truncated", true), slog.Int64("len", l.len))
-	}
-	if !l.newline {
-		attrs = append(attrs, slog.Bool("partial", true))
-	}
-	s.o.Log.LogAttrs(context.Background(), slog.LevelDebug, "event", attrs...)
 }
 
 // arm sets the one timer to the watchdog's next deadline, or the tick if

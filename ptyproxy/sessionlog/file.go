@@ -37,6 +37,7 @@ type File struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	pending []byte
+	ready   chan struct{} // closed once the file is created, or failed to be
 	done    chan struct{} // closed when the writer goroutine is gone
 	synced  uint64        // generation of pending that has reached the file
 	queued  uint64
@@ -52,25 +53,35 @@ type File struct {
 }
 
 // maxPending bounds the queue when the disk does not keep up (a stuck NFS
-// mount): past it records are dropped and counted, never the output.
-const maxPending = 16 << 20
+// mount): past it records are dropped and counted, never the output. The
+// writer swaps two buffers, so the queue can cost twice this in memory.
+const maxPending = 4 << 20
 
-// Open creates a log file for an attempt started at start in dir, named
-// with "pending" in place of the session id until Rename. It never fails:
-// a log it cannot create reports why and drops its records.
+// Open starts a log file for an attempt started at start in dir, named
+// with "pending" in place of the session id until Rename. The file is
+// created by the writer goroutine, off the agent's way to its start;
+// records written before are queued. It never fails: a log it cannot
+// create reports why and drops its records.
 func Open(dir string, start time.Time, report func(error)) *File {
 	l := newFile(report, dir, start)
-	if err := l.create(); err != nil {
-		l.fail(err)
-		close(l.done)
-		return l
-	}
-	go l.loop()
+	go func() {
+		err := l.create()
+		close(l.ready)
+		if err != nil {
+			l.fail(err)
+			l.mu.Lock()
+			l.pending = nil
+			l.mu.Unlock()
+			close(l.done)
+			return
+		}
+		l.loop()
+	}()
 	return l
 }
 
 func newFile(report func(error), dir string, start time.Time) *File {
-	l := &File{report: report, dir: dir, start: start, done: make(chan struct{})}
+	l := &File{report: report, dir: dir, start: start, ready: make(chan struct{}), done: make(chan struct{})}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -96,7 +107,9 @@ func (l *File) create() error {
 		if err != nil {
 			return fmt.Errorf("sessionlog: %w", err)
 		}
+		l.mu.Lock()
 		l.f, l.name = f, name
+		l.mu.Unlock()
 		return nil
 	}
 }
@@ -108,6 +121,7 @@ func ownedByUs(fi os.FileInfo) bool {
 
 // Path returns the log file's current path, "" if there is none.
 func (l *File) Path() string {
+	<-l.ready
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
@@ -120,7 +134,7 @@ func (l *File) Path() string {
 func (l *File) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil || l.closed {
+	if l.closed || l.f == nil && l.failed {
 		return len(p), nil
 	}
 	if len(l.pending)+len(p) > maxPending {
@@ -197,6 +211,7 @@ func (l *File) fail(err error) {
 
 // Sync waits until every record queued so far is written, then fsyncs.
 func (l *File) Sync() {
+	<-l.ready
 	l.mu.Lock()
 	for l.f != nil && l.synced < l.queued && !l.failed {
 		l.cond.Wait()
@@ -211,6 +226,7 @@ func (l *File) Sync() {
 // Rename gives the file the session id in place of "pending". An existing
 // file of that name is never replaced: a suffix is added instead.
 func (l *File) Rename(sessionID string) {
+	<-l.ready
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

@@ -85,6 +85,7 @@ func TestFullDisk(t *testing.T) {
 	var errs []error
 	l := newFile(func(err error) { errs = append(errs, err) }, "/dev", t0)
 	l.f, l.name = f, "full"
+	close(l.ready)
 	go l.loop()
 	for range 10 {
 		l.Write([]byte(`{"msg":"x"}` + "\n"))

@@ -1,0 +1,127 @@
+package sessionlog
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// An Event is one line of agent output as its "event" record holds it.
+type Event struct {
+	Time    time.Time
+	RecvTS  int64 // Unix ms
+	AgentTS int64 // the agent's timestamp_ms, 0 if none
+	Type    string
+	Subtype string
+	CallID  string
+	Raw     []byte // the line as kept (see Truncated)
+	// ParseError marks a line that is not JSON; Truncated one longer
+	// than was kept (Len is its length); Partial a last line without a
+	// newline.
+	ParseError bool
+	Truncated  bool
+	Len        int64
+	Partial    bool
+}
+
+// AppendEvent appends e as one "event" record, in the JSON shape slog's
+// JSON handler gives every other record. Event records are the one record
+// per line of output, so they skip slog's generic path, which cost 3.5 µs
+// a 1 KiB line (most of it escaping byte by byte, some of it recording the
+// caller) against a few hundred nanoseconds here.
+func AppendEvent(b []byte, e Event) []byte {
+	b = append(b, `{"time":"`...)
+	b = e.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":"DEBUG","msg":"event","recv_ts":`...)
+	b = strconv.AppendInt(b, e.RecvTS, 10)
+	if e.AgentTS != 0 {
+		b = append(b, `,"agent_ts":`...)
+		b = strconv.AppendInt(b, e.AgentTS, 10)
+	}
+	for _, f := range [...]struct{ key, value string }{{"type", e.Type}, {"subtype", e.Subtype}, {"call_id", e.CallID}} {
+		if f.value != "" {
+			b = append(b, `,"`...)
+			b = append(b, f.key...)
+			b = append(b, `":`...)
+			b = appendString(b, []byte(f.value)) // Short: type, subtype, call id.
+		}
+	}
+	if utf8.Valid(e.Raw) {
+		b = append(b, `,"raw":`...)
+		b = appendString(b, e.Raw)
+	} else {
+		// A JSON string cannot hold invalid UTF-8 (it would become U+FFFD),
+		// so such a line is kept exactly, in base64.
+		b = append(b, `,"raw_base64":"`...)
+		b = base64.StdEncoding.AppendEncode(b, e.Raw)
+		b = append(b, '"')
+	}
+	if e.ParseError {
+		b = append(b, `,"parse_error":true`...)
+	}
+	if e.Truncated {
+		b = append(b, `,"truncated":true,"len":`...)
+		b = strconv.AppendInt(b, e.Len, 10)
+	}
+	if e.Partial {
+		b = append(b, `,"partial":true`...)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendString appends s as a JSON string, as slog writes it. s must be
+// valid UTF-8. Runs of bytes that need no escape are skipped eight at a
+// time.
+func appendString(b, s []byte) []byte {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	b = append(b, '"')
+	start, i := 0, 0
+	for i < len(s) {
+		for ; i+8 <= len(s); i += 8 {
+			// Does any byte need a look: a control byte, '"', '\', or 0xe2,
+			// the lead byte of U+2028 and U+2029?
+			w := binary.LittleEndian.Uint64(s[i:])
+			q, bs, e2 := w^(lo*'"'), w^(lo*'\\'), w^(lo*0xe2)
+			if ((w-lo*0x20)&^w|(q-lo)&^q|(bs-lo)&^bs|(e2-lo)&^e2)&hi != 0 {
+				break
+			}
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+			// U+2028 and U+2029 end lines in JavaScript; slog escapes them.
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+			i += 3
+			start = i
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hex = "0123456789abcdef"
