@@ -71,7 +71,7 @@ func configCmd(args []string) int {
 		fmt.Fprintf(os.Stderr, "cursor-wrap: wrote %s\n", path)
 		return 0
 	}
-	cfg, file, path, err := loadConfig(o.config, o.settings)
+	cfg, file, path, err := watchdog.Load(o.config, o.settings)
 	if err != nil {
 		return fail(exitWrapper, "%v", err)
 	}

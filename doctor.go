@@ -39,7 +39,7 @@ func doctor(args []string) int {
 		fmt.Printf("✗ %s\n    fix: %s\n", what, fix)
 	}
 
-	cfg, file, path, err := loadConfig(o.config, o.settings)
+	cfg, file, path, err := watchdog.Load(o.config, o.settings)
 	if err != nil {
 		cfg = watchdog.DefaultConfig()
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/watchdog"
 )
 
 // inspect prints a session log as a timeline:
@@ -30,7 +31,7 @@ func inspect(args []string) int {
 	if *last {
 		dir := *logDir
 		if dir == "" {
-			cfg, _, _, err := loadConfig(*config, nil)
+			cfg, _, _, err := watchdog.Load(*config, nil)
 			if err != nil {
 				return fail(exitWrapper, "%v", err)
 			}

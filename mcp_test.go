@@ -216,3 +216,22 @@ func mcpRecords(path string) ([]map[string]any, error) {
 	}
 	return out, err
 }
+
+// TestMCPServerMissing runs cursor-wrap mcp with no cursor-wrap-mcp beside
+// it or on PATH: a clear error and exit 127.
+func TestMCPServerMissing(t *testing.T) {
+	t.Parallel()
+	lone := filepath.Join(t.TempDir(), "cursor-wrap")
+	data, err := os.ReadFile(wrapperBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lone, data, 0o755)
+	cmd := exec.Command(lone, "mcp")
+	cmd.Env = append(testEnv(), "PATH=/usr/bin:/bin")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 127 || !bytes.Contains(out, []byte("go install ./mcpserver/cmd/cursor-wrap-mcp")) {
+		t.Errorf("exit %v: %s", err, out)
+	}
+}

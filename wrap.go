@@ -62,7 +62,7 @@ func wrap(args []string) int {
 
 // resolve builds the job, or returns the status to exit with.
 func resolve(o options) (*job, int) {
-	cfg, _, path, err := loadConfig(o.config, o.settings)
+	cfg, _, path, err := watchdog.Load(o.config, o.settings)
 	if err != nil {
 		return nil, fail(exitWrapper, "%v", err)
 	}

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds cursor-wrap with the local Go toolchain, installs it into $PREFIX
-# (default ~/.local/bin) and adds the shell-init line to the rc file of the
-# shell in $SHELL, once.
+# Builds cursor-wrap and cursor-wrap-mcp (the server `cursor-wrap mcp`
+# runs) with the local Go toolchain, installs them into $PREFIX (default
+# ~/.local/bin) and adds the shell-init line to the rc file of the shell in
+# $SHELL, once.
 #
 # Usage: scripts/install.sh [--no-rc] [--uninstall]
 #   --no-rc      leave rc files alone
-#   --uninstall  remove the binary and every line this script added
+#   --uninstall  remove the binaries and every line this script added
 set -euo pipefail
 
-usage() { sed -n '2,8s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,9s/^# \{0,1\}//p' "$0"; }
 
 rc_edit=1 uninstall=0
 for arg in "$@"; do
@@ -23,6 +24,7 @@ done
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=${PREFIX:-$HOME/.local/bin}
 bin=$prefix/cursor-wrap
+mcp=$prefix/cursor-wrap-mcp
 # The marker rides on the line itself, so removal matches whole lines only.
 marker='# added by cursor-wrap scripts/install.sh'
 
@@ -43,10 +45,12 @@ init_line() {
 tilde() { echo "${1/#"$HOME"/\~}"; }
 
 if [ "$uninstall" = 1 ]; then
-	if [ -e "$bin" ]; then
-		rm -f "$bin"
-		echo "removed $bin"
-	fi
+	for f in "$bin" "$mcp"; do
+		if [ -e "$f" ]; then
+			rm -f "$f"
+			echo "removed $f"
+		fi
+	done
 	[ "$rc_edit" = 1 ] || exit 0
 	# Every shell's file, not just $SHELL's: the login shell may have changed.
 	for sh in bash zsh fish; do
@@ -65,8 +69,9 @@ fi
 
 command -v go >/dev/null || { echo "install.sh: go not found on PATH; install Go first" >&2; exit 1; }
 mkdir -p "$prefix"
-(cd "$repo" && go build -o "$bin" .)
+(cd "$repo" && go build -o "$bin" . && go build -o "$mcp" ./mcpserver/cmd/cursor-wrap-mcp)
 echo "installed $bin"
+echo "installed $mcp"
 case ":$PATH:" in
 *":$prefix:"*) ;;
 *) echo "$prefix is not on PATH: add it, e.g. export PATH=\"$prefix:\$PATH\"" ;;

@@ -106,6 +106,7 @@ func TestInstall(t *testing.T) {
 			out := install(t, env)
 			for _, want := range []string{
 				"installed " + filepath.Join(prefix, "cursor-wrap") + "\n",
+				"installed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n",
 				prefix + " is not on PATH",
 				"added '" + c.line + "' to " + shown + "\n",
 			} {
@@ -135,6 +136,7 @@ func TestInstall(t *testing.T) {
 			out = install(t, env, "--uninstall")
 			for _, want := range []string{
 				"removed " + filepath.Join(prefix, "cursor-wrap") + "\n",
+				"removed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n",
 				"removed the cursor-wrap line from " + shown + "\n",
 			} {
 				if !strings.Contains(out, want) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -85,4 +86,32 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrNotExecutable, noExec)
 	}
 	return "", fmt.Errorf("%w: no %s on PATH", ErrNotFound, strings.Join(names, " or "))
+}
+
+// FindAgent finds the agent to run: its profile's name and binary. agent
+// is the configured profile ("" for none), invoked the command the user
+// typed (FuncEnv), explicit the configured agent_bin. Without a configured
+// profile the binary's name picks it (claude runs the claude profile),
+// and cursor's commands are searched.
+func FindAgent(agent, invoked, explicit, self, pathEnv string) (profile, bin string, err error) {
+	profile = agent
+	if profile == "" {
+		profile = "cursor"
+	}
+	names, err := Binaries(profile, invoked)
+	if err != nil {
+		return "", "", err
+	}
+	if bin, err = Resolve(names, explicit, self, pathEnv); err != nil {
+		return profile, "", err
+	}
+	if agent == "" {
+		base := filepath.Base(bin)
+		for _, p := range profiles {
+			if slices.Contains(p.funcs, base) {
+				profile = p.name
+			}
+		}
+	}
+	return profile, bin, nil
 }

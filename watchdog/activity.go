@@ -71,6 +71,12 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 		return
 	}
 	if !w.win.ok || w.win.at.Before(w.last) {
+		if !now.Before(w.idleDue()) {
+			// The sample that should have opened this window came late (a
+			// starved timer): look for one window before deciding, rather
+			// than judge a busy agent without evidence.
+			w.activeThrough = now.Add(w.window())
+		}
 		w.win = sample{at: now, a: a, ok: true}
 		w.evidence = Evidence{}
 		return

@@ -597,3 +597,45 @@ func InitText() string {
 	}
 	return b.String()
 }
+
+// Load reads the config file at path (or DefaultPath's, for "") and builds
+// the configuration over it with the environment and the settings given
+// as flags. It returns the path it read.
+func Load(path string, flags map[string]string) (Config, File, string, error) {
+	if path == "" {
+		path = DefaultPath(os.Getenv)
+	}
+	file, err := ReadFile(path)
+	if err != nil {
+		return Config{}, file, path, err
+	}
+	cfg, err := Build(file, os.Environ(), flags)
+	return cfg, file, path, err
+}
+
+// Reload builds the configuration anew after its file changed. Invalid,
+// the error says why (the caller keeps old); unchanged, changes and pinned
+// are empty.
+func Reload(old Config, path string, flags map[string]string) (Config, []Change, []string, error) {
+	cfg, file, _, err := Load(path, flags)
+	if err != nil {
+		return old, nil, nil, err
+	}
+	changes, pinned := Diff(old, cfg, file)
+	if len(changes) == 0 && len(pinned) == 0 {
+		return old, nil, nil, nil
+	}
+	return cfg, changes, pinned, nil
+}
+
+// Summary says what a reload changed, for one console line.
+func Summary(changes []Change, pinned []string) string {
+	var words []string
+	for _, c := range changes {
+		words = append(words, c.Key+" "+c.Old+" → "+c.New)
+	}
+	for _, p := range pinned {
+		words = append(words, p+" pinned, unchanged")
+	}
+	return strings.Join(words, ", ")
+}

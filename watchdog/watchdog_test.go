@@ -476,3 +476,44 @@ func TestActivityAndCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestLateWindowStart checks a sample that comes only after the idle
+// deadline (the orchestrator's timer was starved): the watchdog looks for
+// one window of evidence before it declares the hang.
+func TestLateWindowStart(t *testing.T) {
+	t.Parallel()
+	th := testThresholds()
+	th.ActivityProbe = true
+	s := time.Second
+	for _, tc := range []struct {
+		name     string
+		cpu      time.Duration // CPU used per second
+		wantHang time.Duration
+	}{
+		{"idle, hung one window later", 0, 64 * s},
+		{"busy, to max_silence", 500 * time.Millisecond, 15 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := New(th, t0)
+			w.ProcessEvent(thinking, at(0))
+			now := at(60*s + 2*s) // the first sample, late
+			w.ObserveActivity(Activity{CPU: time.Duration(float64(tc.cpu) * 62)}, now)
+			if v, _ := w.Check(now); v == Hang {
+				t.Fatal("hang declared on a late first sample, with no window of evidence")
+			}
+			for range 1000 {
+				now = w.NextDeadline(now)
+				if w.WantsActivity(now) {
+					w.ObserveActivity(Activity{CPU: time.Duration(float64(tc.cpu) * now.Sub(t0).Seconds())}, now)
+				}
+				if v, _ := w.Check(now); v == Hang {
+					if got := now.Sub(t0); got != tc.wantHang {
+						t.Errorf("hang at %v, want %v", got, tc.wantHang)
+					}
+					return
+				}
+			}
+			t.Fatal("never hung")
+		})
+	}
+}
