@@ -247,6 +247,11 @@ func (j *job) attempt(n int, why string, args []string, stdin io.Reader, sigs <-
 	if out.Cause == ptyproxy.Hung && j.config().OnHang != "" {
 		j.onHang(out, n, logFile.Path(), log, console)
 	}
+	if out.Status() != 0 {
+		// A failed run's log must survive a crash of the machine too: it
+		// is what explains the failure.
+		defer logFile.Sync()
+	}
 	log.Info("exit", "cause", out.Cause.String(), "status", out.Status(), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
 		"lines", out.Lines, "tool_calls", out.ToolCalls, "longest_silence_ms", out.LongestSilence.Milliseconds())
 	return out, logFile.Path(), nil

@@ -265,6 +265,9 @@ func (c *call) run(ctx context.Context, cmd Command) (ptyproxy.Outcome, string, 
 	if out.Cause == ptyproxy.Hung && c.s.config().OnHang != "" {
 		c.onHang(out, logFile.Path(), redact, log, console)
 	}
+	if out.Status() != 0 {
+		defer logFile.Sync() // A failed run's log must survive a crash too.
+	}
 	log.Info("exit", "cause", out.Cause.String(), "status", out.Status(), "duration_ms", out.Ended.Sub(out.Started).Milliseconds(),
 		"lines", out.Lines, "tool_calls", out.ToolCalls, "longest_silence_ms", out.LongestSilence.Milliseconds())
 	console.Info("run_agent: " + outcomeWords(out))

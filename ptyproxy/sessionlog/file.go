@@ -267,9 +267,12 @@ func safeID(id string) string {
 	return id
 }
 
-// Close writes what is queued, fsyncs and closes the file.
+// Close writes what is queued and closes the file. It does not fsync: the
+// records are in the file for every reader once Close returns, and only a
+// crash of the machine could lose them; Sync is for the sessions worth that
+// cost (fsyncing a 120 MB log took 95 ms).
 func (l *File) Close() {
-	l.Sync()
+	<-l.ready
 	l.mu.Lock()
 	l.closed = true
 	l.cond.Broadcast()
