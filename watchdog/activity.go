@@ -71,7 +71,7 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 		return
 	}
 	if !w.win.ok || w.win.at.Before(w.last) {
-		if !now.Before(w.idleDue()) {
+		if !now.Before(w.idleDue()) && !w.reloaded {
 			// The sample that should have opened this window came late (a
 			// starved timer): look for one window before deciding, rather
 			// than judge a busy agent without evidence.

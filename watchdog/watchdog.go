@@ -102,6 +102,9 @@ type Watchdog struct {
 	win           sample    // start of the current activity window
 	activeThrough time.Time // silence tolerated through here on evidence
 	evidence      Evidence
+	// reloaded is set by SetThresholds until the next output: a hang the
+	// new thresholds make due is declared at once, not after a window.
+	reloaded bool
 }
 
 // New returns a Watchdog for an attempt that started at start.
@@ -115,7 +118,7 @@ func (w *Watchdog) Thresholds() Thresholds { return w.th }
 // SetThresholds replaces the thresholds. Deadlines are derived from them at
 // each check, so open calls' deadlines move at once; the caller should Check
 // right away, since the new values may make a hang due.
-func (w *Watchdog) SetThresholds(th Thresholds) { w.th = th }
+func (w *Watchdog) SetThresholds(th Thresholds) { w.th, w.reloaded = th, true }
 
 // SessionID returns the session id the stream announced, if any.
 func (w *Watchdog) SessionID() string { return w.session }
@@ -133,6 +136,7 @@ func (w *Watchdog) Output(now time.Time) {
 	if now.After(w.last) {
 		w.last = now
 	}
+	w.reloaded = false
 }
 
 // ProcessEvent records one line of output received at now.

@@ -257,7 +257,9 @@ func TestNextDeadline(t *testing.T) {
 // declared at once.
 func TestSetThresholds(t *testing.T) {
 	t.Parallel()
-	w := New(testThresholds(), t0)
+	th0 := testThresholds()
+	th0.ActivityProbe = true
+	w := New(th0, t0)
 	w.ProcessEvent(thinking, at(0))
 	if v, _ := w.Check(at(5 * time.Second)); v != OK {
 		t.Fatalf("verdict %v", v)
@@ -265,6 +267,8 @@ func TestSetThresholds(t *testing.T) {
 	th := w.Thresholds()
 	th.IdleTimeout = time.Second
 	w.SetThresholds(th)
+	// Even with the activity probe on, no window of evidence is waited for.
+	w.ObserveActivity(Activity{}, at(5*time.Second))
 	if v, _ := w.Check(at(5 * time.Second)); v != Hang {
 		t.Errorf("after cutting idle to 1s: %v, want hang", v)
 	}
