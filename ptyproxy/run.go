@@ -156,6 +156,8 @@ func (s *session) run(ctx context.Context) Outcome {
 		s.o.Log.Info("stderr", "line", string(line))
 	}
 	<-stderrDone
+	// What died last may not have been reaped yet; nothing is left a zombie.
+	reapOrphans()
 	s.p.closeAll()
 	s.out.Ended = time.Now()
 	s.out.SessionID = s.wd.SessionID()
