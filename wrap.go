@@ -130,18 +130,7 @@ func (j *job) run() int {
 	if err := ptyproxy.Init(); err != nil {
 		return fail(exitWrapper, "%v", err)
 	}
-	// SIGPIPE is caught, not ignored: ignoring it would pass SIG_IGN on to
-	// the agent and every tool it runs; caught, a write to a closed stdout
-	// fails with EPIPE and the session ends cleanly.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 2)
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		// A signal ignored when the wrapper started (a background job's
-		// SIGINT) stays ignored, as it would for the agent alone.
-		if !signal.Ignored(sig) {
-			signal.Notify(sigs, sig)
-		}
-	}
+	sigs := ptyproxy.Signals()
 	size, resize := watchSize()
 	// Housekeeping runs beside the agent's start, not before it.
 	go func() {

@@ -111,18 +111,18 @@ func settle(l Line, s *scanner, ev Event) Event {
 // object walks the members of the object the scanner is in (its '{'
 // consumed), calling f with the scanner at each value; f must read or
 // skip it.
-func (s *scanner) object(f func(key string)) {
+func (s *scanner) object(f func(key []byte)) {
 	for first := true; ; first = false {
 		key, ok := s.member(first)
 		if !ok {
 			return
 		}
-		f(string(key))
+		f(key)
 	}
 }
 
 // nested walks an object value, or skips a value of another type.
-func (s *scanner) nested(f func(key string)) {
+func (s *scanner) nested(f func(key []byte)) {
 	if s.peek() != '{' {
 		s.skip()
 		return
@@ -162,18 +162,24 @@ func (s *scanner) millis() time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-// readInput reads a tool's input object: what it runs or touches, and the
-// timeout it declares.
+// readInput reads a tool's input (cursor's args): what it runs or touches,
+// the timeout it declares in milliseconds, and the call id some carry.
+// "hardTimeout" (cursor's 24 h) is another key, ignored on purpose: cursor
+// backgrounds the command at "timeout".
 func readInput(s *scanner, c *Call) {
 	rank := len(summaryKeys) + 1
-	s.nested(func(key string) {
-		switch key {
+	s.nested(func(key []byte) {
+		switch string(key) {
 		case "timeout":
 			c.Timeout = s.millis()
+		case "toolCallId":
+			if id := s.stringValue(); c.ID == "" {
+				c.ID = id
+			}
 		case "file_path", "description":
 			// Claude's names for a file and for a shell command's purpose.
 			r := len(summaryKeys)
-			if key == "file_path" {
+			if string(key) == "file_path" {
 				r = summaryRank("path")
 			}
 			if r < rank {
@@ -182,7 +188,7 @@ func readInput(s *scanner, c *Call) {
 			}
 			s.skip()
 		default:
-			if r := summaryRank(key); r < rank {
+			if r := summaryRank(string(key)); r < rank {
 				c.Command, rank = s.stringValue(), r
 				return
 			}
@@ -192,8 +198,8 @@ func readInput(s *scanner, c *Call) {
 }
 
 func readClaude(s *scanner, ev *Event) {
-	s.object(func(key string) {
-		switch key {
+	s.object(func(key []byte) {
+		switch string(key) {
 		case "type":
 			ev.Type = s.name()
 		case "subtype":
@@ -203,8 +209,8 @@ func readClaude(s *scanner, ev *Event) {
 		case "result":
 			ev.Answer = s.stringValue()
 		case "message":
-			s.nested(func(key string) {
-				if key != "content" {
+			s.nested(func(key []byte) {
+				if string(key) != "content" {
 					s.skip()
 					return
 				}
@@ -232,8 +238,8 @@ func readClaude(s *scanner, ev *Event) {
 func readClaudeBlock(s *scanner, ev *Event) {
 	var typ, id, name, useID string
 	var c Call
-	s.nested(func(key string) {
-		switch key {
+	s.nested(func(key []byte) {
+		switch string(key) {
 		case "type":
 			typ = s.name()
 		case "id":
@@ -268,15 +274,15 @@ var codexNotTools = []string{"agent_message", "reasoning", "error"}
 
 func readCodex(s *scanner, ev *Event) {
 	var item struct{ id, typ, command, text string }
-	s.object(func(key string) {
-		switch key {
+	s.object(func(key []byte) {
+		switch string(key) {
 		case "type":
 			ev.Type = s.name()
 		case "thread_id":
 			ev.SessionID = s.stringValue()
 		case "item":
-			s.nested(func(key string) {
-				switch key {
+			s.nested(func(key []byte) {
+				switch string(key) {
 				case "id":
 					item.id = s.stringValue()
 				case "type":
@@ -324,8 +330,8 @@ func readGemini(s *scanner, ev *Event) {
 	var role, content, toolID, toolName string
 	var delta bool
 	var c Call
-	s.object(func(key string) {
-		switch key {
+	s.object(func(key []byte) {
+		switch string(key) {
 		case "type":
 			ev.Type = s.name()
 		case "session_id":
@@ -371,15 +377,15 @@ func readGemini(s *scanner, ev *Event) {
 
 func readOpenCode(s *scanner, ev *Event) {
 	var messageID, reason, text, callID string
-	s.object(func(key string) {
-		switch key {
+	s.object(func(key []byte) {
+		switch string(key) {
 		case "type":
 			ev.Type = s.name()
 		case "sessionID":
 			ev.SessionID = s.stringValue()
 		case "part":
-			s.nested(func(key string) {
-				switch key {
+			s.nested(func(key []byte) {
+				switch string(key) {
 				case "messageID":
 					messageID = s.stringValue()
 				case "reason":

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -128,22 +127,13 @@ func decode(raw []byte, escaped bool) string {
 // readPayload accepts the payload-wrapped shape some consumers store:
 // {"payload":{"toolCall":{"id":…,"shellToolCall":{…}}}}.
 func readPayload(s *scanner, tc *toolCall) {
-	if s.peek() != '{' {
-		s.skip()
-		return
-	}
-	s.enter()
-	for first := true; ; first = false {
-		key, ok := s.member(first)
-		if !ok {
-			return
-		}
+	s.nested(func(key []byte) {
 		if string(key) == "toolCall" {
 			tc.read(s, true)
-		} else {
-			s.skip()
+			return
 		}
-	}
+		s.skip()
+	})
 }
 
 // toolCall collects what a cursor tool_call body declares.
@@ -156,16 +146,7 @@ type toolCall struct {
 // "ToolCall", so tools added to cursor later are read the same way.
 // withID accepts an "id" member (the payload-wrapped shape).
 func (tc *toolCall) read(s *scanner, withID bool) {
-	if s.peek() != '{' {
-		s.skip()
-		return
-	}
-	s.enter()
-	for first := true; ; first = false {
-		key, ok := s.member(first)
-		if !ok {
-			return
-		}
+	s.nested(func(key []byte) {
 		switch {
 		case string(key) == "toolCallId" || withID && string(key) == "id":
 			if id, ok := s.text(); ok && tc.id == "" {
@@ -173,71 +154,27 @@ func (tc *toolCall) read(s *scanner, withID bool) {
 			}
 		case strings.HasSuffix(string(key), "ToolCall") && tc.kind == "":
 			tc.kind = kindName(key)
-			tc.readBody(s)
+			s.nested(func(key []byte) {
+				if string(key) != "args" {
+					s.skip()
+					return
+				}
+				var c Call
+				readInput(s, &c)
+				tc.command, tc.timeout = c.Command, c.Timeout
+				if tc.id == "" {
+					tc.id = c.ID
+				}
+			})
 		default:
 			s.skip()
 		}
-	}
-}
-
-func (tc *toolCall) readBody(s *scanner) {
-	if s.peek() != '{' {
-		s.skip()
-		return
-	}
-	s.enter()
-	for first := true; ; first = false {
-		key, ok := s.member(first)
-		if !ok {
-			return
-		}
-		if string(key) == "args" {
-			tc.readArgs(s)
-		} else {
-			s.skip()
-		}
-	}
+	})
 }
 
 // summaryKeys name the argument that best says what a call does, in
 // order of preference: a shell command, a file, a search, an MCP tool.
 var summaryKeys = [...]string{"command", "path", "pattern", "globPattern", "url", "query", "toolName", "name"}
-
-func (tc *toolCall) readArgs(s *scanner) {
-	if s.peek() != '{' {
-		s.skip()
-		return
-	}
-	s.enter()
-	rank := len(summaryKeys)
-	for first := true; ; first = false {
-		key, ok := s.member(first)
-		if !ok {
-			return
-		}
-		switch k := string(key); k {
-		case "timeout":
-			// Milliseconds. "hardTimeout" (24 h) is a different key and is
-			// ignored on purpose: cursor backgrounds the command at "timeout".
-			if b, ok := s.numberValue(); ok {
-				if ms, err := strconv.ParseFloat(string(b), 64); err == nil && ms > 0 && ms < 1e15 {
-					tc.timeout = time.Duration(ms * float64(time.Millisecond))
-				}
-			}
-		case "toolCallId":
-			if id, ok := s.text(); ok && tc.id == "" {
-				tc.id = id
-			}
-		default:
-			r := summaryRank(k)
-			if r >= rank {
-				s.skip()
-			} else if v, ok := s.text(); ok {
-				tc.command, rank = v, r
-			}
-		}
-	}
-}
 
 func summaryRank(key string) int {
 	for i, k := range summaryKeys {

@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
@@ -93,15 +92,9 @@ func run(args []string) int {
 	if err != nil {
 		return fail(exitWrapper, "mcp: %v", err)
 	}
-	// SIGPIPE is caught, not ignored, as in the wrapper command: a client
-	// gone is a write error, and the agents do not inherit SIG_IGN.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	sigs := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		if !signal.Ignored(sig) {
-			signal.Notify(sigs, sig)
-		}
-	}
+	// A client gone is a write error, not a SIGPIPE; INT, TERM and HUP
+	// stop the server.
+	sigs := ptyproxy.Signals()
 
 	level := new(slog.LevelVar)
 	level.Set(levelOf(cfg.LogLevel))
