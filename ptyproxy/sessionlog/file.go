@@ -44,6 +44,7 @@ type File struct {
 	closed  bool
 	dropped int
 	failed  bool
+	lagging bool // the queue stayed full past maxWait; drop until it empties
 
 	f     *os.File
 	dir   string
@@ -53,9 +54,13 @@ type File struct {
 }
 
 // maxPending bounds the queue when the disk does not keep up (a stuck NFS
-// mount): past it records are dropped and counted, never the output. The
-// writer swaps two buffers, so the queue can cost twice this in memory.
-const maxPending = 4 << 20
+// mount, or writeback throttling a gigabyte of records): past it records
+// are dropped and counted, never the output. The writer swaps two buffers
+// of this fixed capacity, so the queue costs at most twice this.
+const maxPending = 2 << 20
+
+// maxWait is how long a write waits for room in a full queue.
+const maxWait = 50 * time.Millisecond
 
 // Open starts a log file for an attempt started at start in dir, named
 // with "pending" in place of the session id until Rename. The file is
@@ -137,7 +142,28 @@ func (l *File) Write(p []byte) (int, error) {
 	if l.closed || l.f == nil && l.failed {
 		return len(p), nil
 	}
-	if len(l.pending)+len(p) > maxPending {
+	if l.pending == nil {
+		l.pending = make([]byte, 0, maxPending) // Never grown by append.
+	}
+	// One record larger than the queue (a huge line full of escapes) is
+	// still taken when the queue is empty.
+	full := func() bool { return len(l.pending) > 0 && len(l.pending)+len(p) > maxPending }
+	if full() && !l.lagging {
+		// The disk is behind (writeback throttling a burst): wait a little
+		// for the writer to make room rather than lose records. A disk
+		// that stays stuck costs this wait once, not once per record.
+		wake := time.AfterFunc(maxWait, func() {
+			l.mu.Lock()
+			l.cond.Broadcast()
+			l.mu.Unlock()
+		})
+		for deadline := time.Now().Add(maxWait); full() && time.Now().Before(deadline) && !l.failed; {
+			l.cond.Wait()
+		}
+		wake.Stop()
+		l.lagging = full()
+	}
+	if full() {
 		l.dropped += max(1, strings.Count(string(p), "\n"))
 		return len(p), nil
 	}
@@ -159,6 +185,9 @@ func (l *File) loop() {
 			l.mu.Unlock()
 			return
 		}
+		if buf == nil {
+			buf = make([]byte, 0, maxPending)
+		}
 		buf, l.pending = l.pending, buf[:0]
 		gen := l.queued
 		dropped := l.dropped
@@ -173,10 +202,16 @@ func (l *File) loop() {
 			}
 		}
 		err := l.write(buf)
+		if cap(buf) > maxPending {
+			buf = nil // An oversized record's buffer is not kept.
+		}
 
 		l.mu.Lock()
 		if err != nil {
 			l.dropped += strings.Count(string(buf), "\n")
+		}
+		if len(l.pending) == 0 {
+			l.lagging = false
 		}
 		l.synced = gen
 		l.cond.Broadcast()

@@ -2,6 +2,7 @@ package sessionlog
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +128,62 @@ func TestPrune(t *testing.T) {
 	}
 	if err := Prune(filepath.Join(dir, "missing"), 2); err != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("prune of a missing dir: %v", err)
+	}
+}
+
+// pipeFile is a File writing into a pipe whose far end the test drains,
+// standing in for a disk that is slow or stuck.
+func pipeFile(t *testing.T) (*File, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	l := newFile(nil, "/dev", t0)
+	l.f, l.name = w, "pipe"
+	close(l.ready)
+	go l.loop()
+	return l, r
+}
+
+var bigRecord = []byte(`{"msg":"event","raw":"` + strings.Repeat("x", 64<<10) + `"}` + "\n")
+
+// TestSlowDiskWaits checks a queue that fills while the disk is briefly
+// behind: writes wait for room instead of losing records.
+func TestSlowDiskWaits(t *testing.T) {
+	t.Parallel()
+	l, r := pipeFile(t)
+	got := make(chan int64)
+	go func() {
+		n, _ := io.Copy(io.Discard, r)
+		got <- n
+	}()
+	const writes = 100 // 6.5 MB, three times the queue
+	for range writes {
+		l.Write(bigRecord)
+	}
+	l.Close()
+	if n := <-got; n != writes*int64(len(bigRecord)) || l.dropped != 0 {
+		t.Errorf("%d bytes reached the disk, %d records dropped; want all %d", n, l.dropped, writes*len(bigRecord))
+	}
+}
+
+// TestStuckDiskDrops checks a disk that does not move: the wait is paid
+// once, then records are dropped at once, so the session is not slowed.
+func TestStuckDiskDrops(t *testing.T) {
+	t.Parallel()
+	l, _ := pipeFile(t) // nobody reads the pipe: its 64 KiB fill, then writes block
+	start := time.Now()
+	for range 200 {
+		l.Write(bigRecord)
+	}
+	if took := time.Since(start); took > 10*maxWait {
+		t.Errorf("200 writes to a stuck disk took %v", took)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dropped == 0 || !l.lagging {
+		t.Errorf("dropped %d, lagging %v", l.dropped, l.lagging)
 	}
 }
