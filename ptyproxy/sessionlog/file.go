@@ -142,9 +142,6 @@ func (l *File) Write(p []byte) (int, error) {
 	if l.closed || l.f == nil && l.failed {
 		return len(p), nil
 	}
-	if l.pending == nil {
-		l.pending = make([]byte, 0, maxPending) // Never grown by append.
-	}
 	// One record larger than the queue (a huge line full of escapes) is
 	// still taken when the queue is empty.
 	full := func() bool { return len(l.pending) > 0 && len(l.pending)+len(p) > maxPending }
@@ -167,10 +164,22 @@ func (l *File) Write(p []byte) (int, error) {
 		l.dropped += max(1, strings.Count(string(p), "\n"))
 		return len(p), nil
 	}
-	l.pending = append(l.pending, p...)
+	l.pending = appendCapped(l.pending, p)
 	l.queued++
 	l.cond.Broadcast()
 	return len(p), nil
+}
+
+// appendCapped appends p to b, growing b no further than maxPending (unless
+// p alone is larger): append's doubling would reach twice that. It starts
+// small, since a large buffer at start would bring the first garbage
+// collection into the agent's start.
+func appendCapped(b, p []byte) []byte {
+	if need := len(b) + len(p); need > cap(b) {
+		n := min(max(2*cap(b), need, 64<<10), max(maxPending, need))
+		b = append(make([]byte, 0, n), b...)
+	}
+	return append(b, p...)
 }
 
 func (l *File) loop() {
@@ -184,9 +193,6 @@ func (l *File) loop() {
 		if len(l.pending) == 0 && l.closed {
 			l.mu.Unlock()
 			return
-		}
-		if buf == nil {
-			buf = make([]byte, 0, maxPending)
 		}
 		buf, l.pending = l.pending, buf[:0]
 		gen := l.queued
