@@ -855,3 +855,21 @@ func TestWrapperKilled(t *testing.T) {
 		t.Errorf("%d events in the log after the kill, want 202", n)
 	}
 }
+
+// TestRestartReplaysStdin checks a rerun of the original command (the hung
+// attempt named no session) gets the prompt that came on stdin again.
+func TestRestartReplaysStdin(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "hung")
+	r := runWrapper(t, []string{steps("stdin", "hang-once", marker, "line", resultLine)}, []byte("say hi\n"),
+		"--idle-timeout", "500ms", "--restarts", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := bytes.Count(r.stdout, []byte(`"bytes":7,`)); n != 2 {
+		t.Errorf("the attempts read %q", r.stdout)
+	}
+	if !bytes.Contains(r.stderr, []byte("no session id was seen, so the original command runs again")) {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+}

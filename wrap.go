@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,7 +39,7 @@ type job struct {
 	args    []string // its args for the first attempt
 	env     []string
 	parse   func(stream.Line) stream.Event // nil for byte watching
-	stdin   io.Reader
+	stdin   *replayable                    // the prompt on stdin, if that is where it is
 	console *sessionlog.Console
 	redact  *sessionlog.Redactor
 	level   *slog.LevelVar
@@ -108,7 +111,7 @@ func resolve(o options) (*job, int) {
 		j.parse = nil
 	}
 	if !profile.HasPrompt(j.args) && !term.IsTerminal(0) {
-		j.stdin = os.Stdin
+		j.stdin = &replayable{r: os.Stdin}
 	}
 	j.level = new(slog.LevelVar)
 	j.level.Set(levelOf(cfg.LogLevel))
@@ -153,7 +156,11 @@ func (j *job) run() int {
 		w.Run(ctx, func() { j.reload(console) })
 	}()
 
-	args, stdin, why := j.args, j.stdin, ""
+	var stdin io.Reader
+	if j.stdin != nil {
+		stdin = j.stdin
+	}
+	args, why := j.args, ""
 	for attempt := 1; ; attempt++ {
 		out, logPath, err := j.attempt(attempt, why, args, stdin, sigs, size, resize, console)
 		if err != nil {
@@ -180,7 +187,9 @@ func (j *job) run() int {
 			why = fmt.Sprintf("the last attempt hung (%s); resuming session %s with %q", out.Reason.Kind, out.SessionID, cfg.RestartPrompt)
 		} else {
 			args = j.args
-			stdin = j.stdin
+			if j.stdin != nil {
+				stdin = j.stdin.again()
+			}
 			cannot := "no session id was seen"
 			if !j.profile.CanResume() {
 				cannot = j.profile.Name + " cannot resume a session by id"
@@ -189,6 +198,29 @@ func (j *job) run() int {
 		}
 		console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s", attempt+1, cfg.Restarts+1, why))
 	}
+}
+
+// replayable is the wrapper's stdin as the first attempt reads it, kept so
+// that a rerun of the original command gets the same prompt.
+type replayable struct {
+	r    io.Reader
+	mu   sync.Mutex
+	read []byte
+}
+
+func (t *replayable) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.mu.Lock()
+	t.read = append(t.read, p[:n]...)
+	t.mu.Unlock()
+	return n, err
+}
+
+// again returns what was read so far, to be read once more.
+func (t *replayable) again() io.Reader {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.NewReader(slices.Clone(t.read))
 }
 
 // attempt runs one attempt with its own session log.
