@@ -71,13 +71,7 @@ func (c *capture) watch(parse func(stream.Line) stream.Event) func(stream.Line) 
 			// The watchdog's snapshot follows at once, with the calls.
 			return ev
 		}
-		name := ev.Type
-		switch {
-		case ev.NotJSON:
-			name = "text"
-		case ev.Subtype != "":
-			name += "/" + ev.Subtype
-		}
+		name := ev.Label()
 		next, _ := phaseOf(name)
 		c.mu.Lock()
 		prev, _ := phaseOf(c.event)

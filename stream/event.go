@@ -32,6 +32,18 @@ type Event struct {
 	AnswerDelta bool
 }
 
+// Label names the line for people: "type/subtype", or "text" for a line
+// that is not JSON.
+func (e Event) Label() string {
+	switch {
+	case e.NotJSON:
+		return "text"
+	case e.Subtype != "":
+		return e.Type + "/" + e.Subtype
+	}
+	return e.Type
+}
+
 // A Call is one tool call as its start event declares it.
 type Call struct {
 	ID      string // exact call id; cursor's may contain a newline

@@ -112,6 +112,21 @@ func TestParseTruncated(t *testing.T) {
 	}
 }
 
+func TestLabel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line, want string
+	}{
+		{`{"type":"tool_call","subtype":"started","call_id":"a"}`, "tool_call/started"},
+		{`{"type":"assistant","message":{}}`, "assistant"},
+		{`T: not json`, "text"},
+	} {
+		if got := Parse(Line{Text: []byte(tc.line), Len: int64(len(tc.line)), Newline: true}).Label(); got != tc.want {
+			t.Errorf("Label of %s = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
 // TestTranscriptsPair walks the sample transcripts: every started call must
 // be closed by a completed event with a byte-identical id, and the session
 // id and result must be found.

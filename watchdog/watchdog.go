@@ -90,14 +90,16 @@ type sample struct {
 // terminal event there is no hang, only Overdue once ExitGrace passes
 // without output.
 type Watchdog struct {
-	th       Thresholds
-	start    time.Time
-	last     time.Time // last output of any kind
-	lastType string    // of the last line: its type, "text" if not JSON
-	lastSub  string
-	calls    map[string]*call
-	session  string
-	done     bool
+	th    Thresholds
+	start time.Time
+	last  time.Time // last output of any kind
+	// The last line's envelope, kept as fields: copying a whole Event on
+	// every line costs the hot path a fifth more.
+	lastType, lastSub string
+	lastNotJSON       bool
+	calls             map[string]*call
+	session           string
+	done              bool
 
 	win           sample    // start of the current activity window
 	activeThrough time.Time // silence tolerated through here on evidence
@@ -142,10 +144,7 @@ func (w *Watchdog) Output(now time.Time) {
 // ProcessEvent records one line of output received at now.
 func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	w.Output(now)
-	w.lastType, w.lastSub = ev.Type, ev.Subtype
-	if ev.NotJSON {
-		w.lastType = "text"
-	}
+	w.lastType, w.lastSub, w.lastNotJSON = ev.Type, ev.Subtype, ev.NotJSON
 	if ev.SessionID != "" {
 		w.session = ev.SessionID
 	}
@@ -312,14 +311,11 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		Kind:          kind,
 		Silence:       now.Sub(w.last),
 		Elapsed:       now.Sub(w.start),
-		LastEventType: w.lastType,
+		LastEventType: stream.Event{Type: w.lastType, Subtype: w.lastSub, NotJSON: w.lastNotJSON}.Label(),
 		OpenCalls:     make([]OpenCall, 0, len(w.calls)),
 		DueIn:         due.Sub(now),
 		SessionID:     w.session,
 		Evidence:      w.evidence,
-	}
-	if w.lastSub != "" {
-		r.LastEventType += "/" + w.lastSub
 	}
 	switch kind {
 	case KindIdle:

@@ -233,13 +233,7 @@ func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int)
 		rec.Raw = string(raw)
 	}
 	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
-	what := ev.Type
-	switch {
-	case ev.NotJSON:
-		what = "text"
-	case ev.Subtype != "":
-		what += "/" + ev.Subtype
-	}
+	what := ev.Label()
 	if ev.Type == "system" && ev.Subtype == "init" {
 		var init struct{ Model, Cwd string }
 		_ = json.Unmarshal(raw, &init) // Best effort: the id is what matters.
