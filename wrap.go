@@ -301,27 +301,11 @@ func (j *job) reload(console *slog.Logger) {
 	cfg, changes, pinned, err := reloadConfig(j.config(), j.cfgPath, j.flags, console)
 	switch {
 	case err != nil:
-		j.send(ptyproxy.Reload{Err: err})
+		ptyproxy.SendReload(j.reloads, ptyproxy.Reload{Err: err})
 	case len(changes) > 0 || len(pinned) > 0:
 		j.current.Store(&cfg)
 		j.level.Set(levelOf(cfg.LogLevel))
-		j.send(ptyproxy.Reload{Thresholds: cfg.Thresholds(), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned})
-	}
-}
-
-// send hands a reload to the running attempt, replacing one it has not
-// taken yet (between attempts nobody reads, and only the newest matters).
-func (j *job) send(r ptyproxy.Reload) {
-	for {
-		select {
-		case j.reloads <- r:
-			return
-		default:
-			select {
-			case <-j.reloads:
-			default:
-			}
-		}
+		ptyproxy.SendReload(j.reloads, ptyproxy.Reload{Thresholds: cfg.Thresholds(), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned})
 	}
 }
 

@@ -295,23 +295,7 @@ func (c *call) reload(cfg watchdog.Config, changes []watchdog.Change, pinned []s
 		}
 		applied = append(applied, ch)
 	}
-	c.send(ptyproxy.Reload{Thresholds: c.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: applied, Pinned: pinned})
-}
-
-// send hands a reload to the agent's session loop, replacing one it has
-// not taken yet: only the newest matters.
-func (c *call) send(r ptyproxy.Reload) {
-	for {
-		select {
-		case c.reloads <- r:
-			return
-		default:
-			select {
-			case <-c.reloads:
-			default:
-			}
-		}
-	}
+	ptyproxy.SendReload(c.reloads, ptyproxy.Reload{Thresholds: c.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: applied, Pinned: pinned})
 }
 
 // logPath returns the call's session log, "" before it starts.

@@ -160,7 +160,7 @@ func (s *Server) ConfigError(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.calls {
-		c.send(ptyproxy.Reload{Err: err})
+		ptyproxy.SendReload(c.reloads, ptyproxy.Reload{Err: err})
 	}
 }
 

@@ -79,6 +79,23 @@ type Reload struct {
 	Err     error
 }
 
+// SendReload hands r to a running attempt through ch, a channel with one
+// slot, replacing a reload not taken yet: only the newest matters, and the
+// sender never blocks, not even between attempts when nobody reads.
+func SendReload(ch chan Reload, r Reload) {
+	for {
+		select {
+		case ch <- r:
+			return
+		default:
+			select {
+			case <-ch:
+			default:
+			}
+		}
+	}
+}
+
 // Status is a snapshot for a live status line.
 type Status struct {
 	Now     time.Time
