@@ -138,7 +138,11 @@ func gone(t *testing.T, pids ...int) {
 			if info, ok := readStat(pid); ok {
 				state = string(info.state)
 			}
-			t.Errorf("pid %d survived the attempt (state %s)", pid, state)
+			// A zombie is dead; reaping it is the SIGCHLD reaper's job,
+			// and it may not have run yet.
+			if state != "Z" {
+				t.Errorf("pid %d survived the attempt (state %s)", pid, state)
+			}
 		}
 	}
 }
@@ -318,10 +322,9 @@ func TestHangKill(t *testing.T) {
 	t.Parallel()
 	th := fast()
 	th.IdleTimeout = time.Second
-	start := time.Now()
 	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 3 * time.Second},
 		"setsid-child", "group-child", "hold-pty", "line", `{"type":"thinking","subtype":"delta"}`, "hang")
-	took := time.Since(start)
+	took := res.Ended.Sub(res.Started)
 	if res.Cause != Hung || res.Reason.Kind != watchdog.KindIdle {
 		t.Fatalf("outcome %+v", res)
 	}
@@ -346,9 +349,8 @@ func TestIgnoreTerm(t *testing.T) {
 	t.Parallel()
 	th := fast()
 	th.IdleTimeout = time.Second
-	start := time.Now()
 	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 400 * time.Millisecond}, "ignore-term", "setsid-child", "hang")
-	took := time.Since(start)
+	took := res.Ended.Sub(res.Started)
 	if res.Cause != Hung || res.ExitSignal != syscall.SIGKILL {
 		t.Fatalf("outcome %+v", res)
 	}
@@ -371,12 +373,11 @@ func TestStoppedAgent(t *testing.T) {
 			syscall.Kill(tty.Pid, syscall.SIGSTOP)
 		}
 	}
-	start := time.Now()
 	res, _ := runAgent(t, Options{Stdout: out, Thresholds: th, KillGrace: 5 * time.Second}, "tty", "hang")
 	if res.Cause != Hung || res.ExitSignal != syscall.SIGTERM {
 		t.Fatalf("outcome %+v", res)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := res.Ended.Sub(res.Started); took > 3*time.Second {
 		t.Errorf("took %v: the stopped agent waited for SIGKILL", took)
 	}
 }
@@ -386,9 +387,9 @@ func TestStoppedAgent(t *testing.T) {
 // leaves no process behind.
 func TestHeldPTY(t *testing.T) {
 	t.Parallel()
-	start := time.Now()
 	res, out := runAgent(t, Options{}, "hold-pty", "big", "65536", "line", "last", "exit", "0")
-	if took := time.Since(start); took > 2*time.Second {
+	// A held PTY would keep the attempt to the 5 s idle timeout.
+	if took := res.Ended.Sub(res.Started); took > 3*time.Second {
 		t.Errorf("took %v", took)
 	}
 	if res.Cause != Exited || res.ExitCode != 0 {
@@ -414,7 +415,7 @@ func TestOverdue(t *testing.T) {
 	if res.Cause != Overdue || !res.Done || res.SessionID != "s" {
 		t.Fatalf("outcome %+v", res)
 	}
-	if took := res.Ended.Sub(resultAt); took < 600*time.Millisecond || took > 1200*time.Millisecond {
+	if took := res.Ended.Sub(resultAt); took < 600*time.Millisecond || took > 1500*time.Millisecond {
 		t.Errorf("ended %v after the result, want about the exit grace", took)
 	}
 }
@@ -424,12 +425,11 @@ func TestOverdue(t *testing.T) {
 func TestDownstreamClosed(t *testing.T) {
 	t.Parallel()
 	out := &output{fail: syscall.EPIPE}
-	start := time.Now()
 	res, _ := runAgent(t, Options{Stdout: out}, "line", "x", "hang")
 	if res.Cause != Downstream || res.ExitSignal != syscall.SIGTERM {
 		t.Errorf("outcome %+v", res)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	if took := res.Ended.Sub(res.Started); took > 2*time.Second {
 		t.Errorf("took %v", took)
 	}
 }
@@ -457,13 +457,12 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &output{}
 	out.onNL = func([]byte) { cancel() }
-	start := time.Now()
 	res, err := Run(ctx, Options{Path: self, Args: []string{"ignore-term", "line", "x", "hang"},
 		Env: agentEnv(), Stdout: out, Parse: stream.Parse, Thresholds: fast(), KillGrace: 10 * time.Second})
 	if err != nil || res.Cause != Cancelled || res.ExitSignal != syscall.SIGKILL {
 		t.Errorf("Run = %+v, %v", res, err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	if took := res.Ended.Sub(res.Started); took > 2*time.Second {
 		t.Errorf("took %v", took)
 	}
 }
@@ -550,12 +549,12 @@ func TestActivityEvidence(t *testing.T) {
 	}{
 		{"burning CPU", []string{"line", "x", "burn", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
 		{"reading", []string{"line", "x", "read", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
-		{"idle", []string{"line", "x", "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
+		{"idle", []string{"line", "x", "sleep", "5s", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 		{"busy past max_silence", []string{"line", "x", "burn", "10s"}, 2 * time.Second, true, 2 * time.Second},
 		// A tool started with no declared timeout runs in its own session,
 		// as real agents start their tools: its process is the evidence.
 		{"undeclared call, tool process alive", []string{"setsid-child", "line", undeclared, "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
-		{"undeclared call, nothing running", []string{"line", undeclared, "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
+		{"undeclared call, nothing running", []string{"line", undeclared, "sleep", "5s", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -574,7 +573,10 @@ func TestActivityEvidence(t *testing.T) {
 			if got := res.Cause == Hung; got != tc.wantHang {
 				t.Fatalf("hung = %v, want %v; outcome %+v", got, tc.wantHang, res)
 			}
-			if took := res.Ended.Sub(first); took < tc.minTook {
+			// The first line reaches the writer a little after the agent
+			// has moved on to its silent step.
+			const lineLag = 100 * time.Millisecond
+			if took := res.Ended.Sub(first); took < tc.minTook-lineLag {
 				t.Errorf("ended %v after the first line, want at least %v", took, tc.minTook)
 			}
 			if tc.wantHang && tc.maxSil < 10*time.Second && res.Reason.Evidence.ActiveWindows == 0 {
@@ -610,12 +612,11 @@ func TestHardTimeoutWhileFlowing(t *testing.T) {
 	t.Parallel()
 	th := fast()
 	th.HardTimeout = 300 * time.Millisecond
-	start := time.Now()
 	res, _ := runAgent(t, Options{Thresholds: th}, "tick", "3000", "1ms")
 	if res.Cause != Hung || res.Reason.Kind != watchdog.KindDeadline {
 		t.Fatalf("outcome %+v", res)
 	}
-	if took := time.Since(start); took > 1500*time.Millisecond {
+	if took := res.Ended.Sub(res.Started); took > 1500*time.Millisecond {
 		t.Errorf("took %v, want about the 300ms hard timeout", took)
 	}
 }

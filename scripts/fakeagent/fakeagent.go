@@ -54,7 +54,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   big N            print one JSON line of N bytes
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
-  burn DURATION    use CPU without printing
+  burn DURATION    use a quarter of a core without printing
   read DURATION    read /dev/zero without printing
   group-child      start a child in the same process group that sleeps forever
   setsid-child     start a child in its own session that ignores SIGTERM and SIGHUP
@@ -255,7 +255,12 @@ func (a *agent) step(args []string) (int, error) {
 			return 0, err
 		}
 		a.out.Flush()
+		// A quarter of a core is far above the activity floor and leaves
+		// a loaded 2-core test machine time to run the wrapper's timers.
 		for end := time.Now().Add(d); time.Now().Before(end); {
+			for spin := time.Now().Add(5 * time.Millisecond); time.Now().Before(spin); {
+			}
+			time.Sleep(15 * time.Millisecond)
 		}
 		return 2, nil
 	case "read":
