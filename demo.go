@@ -15,8 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/scripts/fakeagent"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -88,8 +88,8 @@ func demoRun(self, dir string, stdout io.Writer, th watchdog.Thresholds, say fun
 	events := io.MultiWriter(logFile, n)
 	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
 		Path:            self,
-		Args:            steps,
-		Env:             append(os.Environ(), fakeagent.EnvVar+"=1"),
+		Args:            append([]string{fakeagent.Subcommand}, steps...),
+		Env:             os.Environ(),
 		Stdout:          stdout,
 		Stderr:          os.Stderr,
 		Parse:           stream.Parse,

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"os"
 
-	"cursor-wrap/scripts/fakeagent"
+	"cursor-wrap/ptyproxy/fakeagent"
 )
 
 // Exit statuses of SPEC §4.
@@ -32,7 +32,7 @@ const (
 
 func main() {
 	// The demo runs this binary as its fake agent.
-	if os.Getenv(fakeagent.EnvVar) != "" {
+	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:]))

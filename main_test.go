@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	wrapperBin = filepath.Join(dir, "cursor-wrap")
 	agentBin = filepath.Join(dir, "fakeagent")
 	// cursor-wrap mcp runs cursor-wrap-mcp from beside the wrapper.
-	for bin, pkg := range map[string]string{wrapperBin: ".", agentBin: "./scripts/fakeagent/cmd/fakeagent",
+	for bin, pkg := range map[string]string{wrapperBin: ".", agentBin: "./scripts/fakeagent",
 		filepath.Join(dir, "cursor-wrap-mcp"): "./mcpserver/cmd/cursor-wrap-mcp"} {
 		args := []string{"build", "-o", bin}
 		if raceEnabled {

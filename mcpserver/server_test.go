@@ -21,14 +21,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy"
-	"cursor-wrap/scripts/fakeagent"
+	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
 // TestMain re-executes the test binary as the fake agent when asked to.
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeagent.EnvVar) != "" {
+	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
 	}
 	if err := ptyproxy.Init(); err != nil {
@@ -149,12 +149,12 @@ func (h *harness) prepare(l Launch) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	args := []string{"--print", "--output-format", "stream-json"}
+	args := []string{fakeagent.Subcommand, "--print", "--output-format", "stream-json"}
 	if l.Resume != "" {
 		args = append(args, "--resume", l.Resume)
 	}
 	// The race runtime otherwise sleeps a second at exit.
-	env := append(os.Environ(), fakeagent.EnvVar+"=1", "GORACE=atexit_sleep_ms=0")
+	env := append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	return Command{Agent: "cursor", Path: self, Args: append(args, steps...), Env: env, Parse: stream.Parse}, nil
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"cursor-wrap/scripts/fakeagent"
+	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -28,7 +28,7 @@ import (
 // TestMain re-executes the test binary as the fake agent when asked to,
 // like os/exec's helper process.
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeagent.EnvVar) != "" {
+	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
 	}
 	if err := Init(); err != nil {
@@ -82,10 +82,10 @@ func (o *output) jsonLines(typ string) []map[string]any {
 	return out
 }
 
-// agentEnv makes the test binary the fake agent.
+// agentEnv is the fake agent's environment.
 func agentEnv() []string {
 	// The race runtime otherwise sleeps a second at exit.
-	return append(os.Environ(), fakeagent.EnvVar+"=1", "GORACE=atexit_sleep_ms=0")
+	return append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 }
 
 func fast() watchdog.Thresholds {
@@ -109,7 +109,7 @@ func runAgent(t *testing.T, o Options, steps ...string) (Outcome, *output) {
 	} else if oo, ok := o.Stdout.(*output); ok {
 		out = oo
 	}
-	o.Path, o.Args = self, steps
+	o.Path, o.Args = self, append([]string{fakeagent.Subcommand}, steps...)
 	o.Env = agentEnv()
 	if o.Parse == nil {
 		o.Parse = stream.Parse
@@ -457,7 +457,7 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &output{}
 	out.onNL = func([]byte) { cancel() }
-	res, err := Run(ctx, Options{Path: self, Args: []string{"ignore-term", "line", "x", "hang"},
+	res, err := Run(ctx, Options{Path: self, Args: []string{fakeagent.Subcommand, "ignore-term", "line", "x", "hang"},
 		Env: agentEnv(), Stdout: out, Parse: stream.Parse, Thresholds: fast(), KillGrace: 10 * time.Second})
 	if err != nil || res.Cause != Cancelled || res.ExitSignal != syscall.SIGKILL {
 		t.Errorf("Run = %+v, %v", res, err)
@@ -473,7 +473,7 @@ func TestCancel(t *testing.T) {
 func TestMasterNonblocking(t *testing.T) {
 	t.Parallel()
 	self, _ := os.Executable()
-	p, err := start(&Options{Path: self, Args: []string{"hang"}}, agentEnv())
+	p, err := start(&Options{Path: self, Args: []string{fakeagent.Subcommand, "hang"}}, agentEnv())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestFastExitSlowReader(t *testing.T) {
 	t.Parallel()
 	w := &slowWriter{}
 	self, _ := os.Executable()
-	res, err := Run(context.Background(), Options{Path: self, Args: []string{"big", "65536", "line", "end", "exit", "0"},
+	res, err := Run(context.Background(), Options{Path: self, Args: []string{fakeagent.Subcommand, "big", "65536", "line", "end", "exit", "0"},
 		Env: agentEnv(), Stdout: w, Parse: stream.Parse, Thresholds: fast()})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run = %+v, %v", res, err)

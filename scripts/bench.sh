@@ -68,7 +68,7 @@ started=$SECONDS
 
 say "building into $tmp"
 go build -o "$tmp/cursor-wrap" .
-go build -o "$tmp/fakeagent" ./scripts/fakeagent/cmd/fakeagent
+go build -o "$tmp/fakeagent" ./scripts/fakeagent
 go build -o "$tmp/bench" ./scripts/bench
 CW=$tmp/cursor-wrap FA=$tmp/fakeagent B=$tmp/bench
 

@@ -1,11 +1,11 @@
 // Command fakeagent runs a script of agent-like steps; see package
-// fakeagent for the steps.
+// cursor-wrap/ptyproxy/fakeagent for the steps.
 package main
 
 import (
 	"os"
 
-	"cursor-wrap/scripts/fakeagent"
+	"cursor-wrap/ptyproxy/fakeagent"
 )
 
 func main() {

@@ -3,9 +3,11 @@
 // hang, ignore SIGTERM, spawn escaping grandchildren, burn CPU, exit) so
 // the wrapper can be tested and demonstrated without the real thing.
 //
-// Tests re-execute their own binary with EnvVar set and call Main, like
-// os/exec's helper process; the wrapper's demo re-executes the wrapper;
-// cmd/fakeagent is the same as a standalone program.
+// Tests re-execute their own binary with Subcommand as its first argument
+// and call Main, like os/exec's helper process; the wrapper's demo
+// re-executes the wrapper the same way; scripts/fakeagent is the same as a
+// standalone program. Only an explicit first argument selects it: nothing
+// in the environment turns a binary into the fake agent.
 package fakeagent
 
 import (
@@ -29,9 +31,13 @@ import (
 	"golang.org/x/term"
 )
 
-// EnvVar, when set in a process's environment, makes a binary that links
-// this package behave as the fake agent (see Main).
-const EnvVar = "CURSOR_WRAP_FAKEAGENT"
+// Subcommand, as the first argument of a binary that links this package,
+// makes it the fake agent: the demo and the tests pass it, nobody else.
+const Subcommand = "__fakeagent"
+
+// Is reports whether a command line (without the program name) asks for
+// the fake agent.
+func Is(args []string) bool { return len(args) > 0 && args[0] == Subcommand }
 
 // StepsEnv, when set to a JSON array of strings, holds the steps, and the
 // command line is left to be the agent's own (see the args step).
@@ -63,9 +69,13 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   kill SIGNAL      kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)`
 
 // Main runs the steps and returns the exit status. args is the command
-// line without the program name; cursor-agent's own flags in it (the ones
-// the wrapper adds) are skipped, unless the steps come from StepsEnv.
+// line without the program name, Subcommand first or not; cursor-agent's
+// own flags in it (the ones the wrapper adds) are skipped, unless the steps
+// come from StepsEnv.
 func Main(args []string) int {
+	if Is(args) {
+		args = args[1:]
+	}
 	a := &agent{out: bufio.NewWriterSize(os.Stdout, 64<<10), flush: true, argv: args}
 	if env := os.Getenv(StepsEnv); env != "" {
 		args = nil
@@ -400,10 +410,10 @@ func (a *agent) child(kind string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "sleeper")
+	cmd := exec.Command(self, Subcommand, "sleeper")
 	// The child's one step is its argument: steps in the environment would
 	// make it run the whole script again, and start children of its own.
-	cmd.Env = slices.DeleteFunc(append(os.Environ(), EnvVar+"=1"), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
 	switch kind {
 	case "setsid-child":
 		cmd.Args = append(cmd.Args, "ignore")
