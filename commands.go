@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
-	"cursor-wrap/watchdog"
 )
 
 // shellInit prints the shell functions: cursor-wrap shell-init SHELL [--agents a,b].
@@ -23,7 +23,7 @@ func shellInit(args []string) int {
 		shell, rest = rest[0], rest[1:]
 	}
 	if err := fs.Parse(rest); err != nil || fs.NArg() > 0 || shell == "" {
-		return fail(exitUsage, "usage: cursor-wrap shell-init %s [--agents %s]", strings.Join(shellhook.Shells(), "|"), strings.Join(shellhook.Agents(), ","))
+		return fail(job.ExitUsage, "usage: cursor-wrap shell-init %s [--agents %s]", strings.Join(shellhook.Shells(), "|"), strings.Join(shellhook.Agents(), ","))
 	}
 	var names []string
 	for _, a := range strings.Split(*agents, ",") {
@@ -33,7 +33,7 @@ func shellInit(args []string) int {
 	}
 	script, err := shellhook.Script(shell, names)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return fail(job.ExitUsage, "%v", err)
 	}
 	fmt.Print(script)
 	return 0
@@ -47,42 +47,43 @@ func configCmd(args []string) int {
 	fs.SetOutput(io.Discard)
 	initFile := fs.Bool("init", false, "write a commented config file with the defaults (never overwrites)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return fail(exitUsage, "usage: cursor-wrap config [--init] [--config FILE] [flags]")
+		return fail(job.ExitUsage, "usage: cursor-wrap config [--init] [--config FILE] [flags]")
 	}
 	if *initFile {
 		path := o.config
 		if path == "" {
-			path = watchdog.DefaultPath(os.Getenv)
+			path = job.DefaultPath(os.Getenv)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fail(exitWrapper, "%v", err)
+			return fail(job.ExitWrapper, "%v", err)
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
-			return fail(exitWrapper, "%s exists; not overwriting it", path)
+			return fail(job.ExitWrapper, "%s exists; not overwriting it", path)
 		}
 		if err != nil {
-			return fail(exitWrapper, "%v", err)
+			return fail(job.ExitWrapper, "%v", err)
 		}
 		defer f.Close()
-		if _, err := io.WriteString(f, watchdog.InitText()); err != nil {
-			return fail(exitWrapper, "%v", err)
+		if _, err := io.WriteString(f, job.InitText()); err != nil {
+			return fail(job.ExitWrapper, "%v", err)
 		}
 		fmt.Fprintf(os.Stderr, "cursor-wrap: wrote %s\n", path)
 		return 0
 	}
-	cfg, file, path, err := watchdog.Load(o.config, o.settings)
+	cfg, file, err := job.Load(o.config, o.settings)
 	if err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
+	path := file.Path
 	state := "not found, defaults apply"
 	if file.Exists {
 		state = "loaded"
 	}
 	fmt.Printf("# config file: %s (%s)\n", path, state)
-	for _, key := range watchdog.Keys() {
+	for _, key := range job.Keys() {
 		v := quoteValue(cfg, key)
-		if key == watchdog.ToolTimeoutsKey {
+		if key == job.ToolTimeoutsKey {
 			v = cfg.Value(key)
 		}
 		fmt.Printf("%-24s = %-24s # %s\n", key, v, cfg.Source(key))
@@ -90,7 +91,7 @@ func configCmd(args []string) int {
 	return 0
 }
 
-func quoteValue(cfg watchdog.Config, key string) string {
+func quoteValue(cfg job.Config, key string) string {
 	v := cfg.Value(key)
 	switch v {
 	case "true", "false":

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,9 +14,9 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
 )
 
 //go:embed stream/testdata/normal.jsonl
@@ -28,23 +26,23 @@ var demoTranscript []byte
 // a hang, and narrates on stderr what it saw and decided, with timings.
 func demo(args []string) int {
 	if len(args) > 0 {
-		return fail(exitUsage, "usage: cursor-wrap demo")
+		return fail(job.ExitUsage, "usage: cursor-wrap demo")
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
 	dir, err := os.MkdirTemp("", "cursor-wrap-demo-")
 	if err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
 	defer os.RemoveAll(dir)
 	transcript := filepath.Join(dir, "normal.jsonl")
 	if err := os.WriteFile(transcript, demoTranscript, 0o600); err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
 	// The forwarded stream goes to stdout only where it does not bury the
 	// narration: `cursor-wrap demo > stream.jsonl` keeps it.
@@ -58,55 +56,42 @@ func demo(args []string) int {
 	say("Session logs go to %s (removed at the end).", dir)
 	say("")
 	say("1. A normal session: a cursor-agent transcript replayed at 10x speed.")
-	th := watchdog.DefaultThresholds()
-	th.ExitGrace = time.Second
-	out1 := demoRun(self, dir, stdout, th, say, "replay", transcript, "10")
+	cfg := job.DefaultConfig()
+	cfg.LogDir, cfg.ExitGrace, cfg.KillGrace, cfg.LogKeep = dir, time.Second, time.Second, 0
+	out1 := demoRun(self, cfg, stdout, say, "replay", transcript, "10")
 	say("   => exit status %d, %d lines forwarded byte for byte, %d tool calls, longest silence %s.",
-		out1.Status(), out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
+		job.Status(out1.Outcome), out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
 	say("")
 
-	th.IdleTimeout, th.ToolGrace = 2*time.Second, time.Second
+	cfg.IdleTimeout, cfg.ToolGrace = 2*time.Second, time.Second
 	say("2. A hang. A tool call declares 3s and runs 2.5s in silence: the wrapper waits,")
 	say("   because a tool is running. Then the agent stops talking with nothing running.")
-	say("   Thresholds: idle %s, tool grace %s, kill grace 1s.", th.IdleTimeout, th.ToolGrace)
+	say("   Thresholds: idle %s, tool grace %s, kill grace %s.", cfg.IdleTimeout, cfg.ToolGrace, cfg.KillGrace)
 	const sid = "7d3f0c2e-demo-4b1a-9e55-hang00000001"
-	out2 := demoRun(self, dir, stdout, th, say,
+	out2 := demoRun(self, cfg, stdout, say,
 		"line", `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/work","session_id":"`+sid+`","model":"Auto","permissionMode":"default"}`,
 		"line", `{"type":"tool_call","subtype":"started","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"args":{"command":"make integration","timeout":3000}}},"session_id":"`+sid+`"}`,
 		"sleep", "2500ms",
 		"line", `{"type":"tool_call","subtype":"completed","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"`+sid+`"}`,
 		"setsid-child", "hang")
-	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", out2.Status())
+	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", job.Status(out2.Outcome))
 	return 0
 }
 
-// demoRun runs one attempt of the fake agent and narrates it.
-func demoRun(self, dir string, stdout io.Writer, th watchdog.Thresholds, say func(string, ...any), steps ...string) ptyproxy.Outcome {
-	n := &narrator{say: say, start: time.Now(), idle: th.IdleTimeout}
-	logFile := sessionlog.Open(dir, time.Now(), func(err error) { say("   (session log disabled: %v)", err) })
-	log := slog.New(teeHandler{slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}), n})
-	events := io.MultiWriter(logFile, n)
-	out, err := ptyproxy.Run(context.Background(), ptyproxy.Options{
-		Path:            self,
-		Args:            append([]string{fakeagent.Subcommand}, steps...),
-		Env:             os.Environ(),
-		Stdout:          stdout,
-		Stderr:          os.Stderr,
-		Parse:           stream.Parse,
-		Thresholds:      th,
-		Tick:            5 * time.Second,
-		KillGrace:       time.Second,
-		Log:             log,
-		Events:          events,
-		OnSession:       logFile.Rename,
-		ClaimAllOrphans: true,
-	})
-	logFile.Close()
+// demoRun runs the fake agent once through the job and narrates it.
+func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...any), steps ...string) job.Result {
+	n := &narrator{say: say, start: time.Now(), idle: cfg.IdleTimeout}
+	j := &job.Job{
+		Cmd: job.Command{Profile: stream.Cursor, Path: self, Args: append([]string{fakeagent.Subcommand}, steps...),
+			Env: os.Environ(), Mode: stream.Events},
+		Live: job.NewLive(cfg), Stdout: stdout, Stderr: os.Stderr, Tap: n, NoRestart: true,
+	}
+	res, err := j.Run(context.Background())
 	if err != nil {
 		say("   could not start the fake agent: %v", err)
 	}
-	say("   Log: %s", filepath.Base(logFile.Path()))
-	return out
+	say("   Log: %s", filepath.Base(res.LogPath))
+	return res
 }
 
 // narrator turns session log records into sentences.
@@ -123,16 +108,18 @@ func (n *narrator) at(t time.Time) string {
 	return fmt.Sprintf("+%5.2fs", t.Sub(n.start).Seconds())
 }
 
-// Write takes a batch of event records, one JSON line each.
+// Write takes session log records, one JSON line each.
 func (n *narrator) Write(p []byte) (int, error) {
 	for line := range bytes.Lines(p) {
-		var rec struct {
-			Time time.Time
-			Raw  string
+		h, rec, err := sessionlog.Decode(line)
+		if err != nil {
+			continue
 		}
-		if json.Unmarshal(line, &rec) == nil {
-			n.event(rec.Time, []byte(rec.Raw))
+		if ev, ok := rec.(*sessionlog.EventLine); ok {
+			n.event(h.Time, ev.Text())
+			continue
 		}
+		n.record(h.Time, rec)
 	}
 	return len(p), nil
 }
@@ -169,41 +156,28 @@ func (n *narrator) event(at time.Time, raw []byte) {
 }
 
 // record narrates the wrapper's decisions from their log records.
-func (n *narrator) record(r slog.Record) {
-	attrs := map[string]slog.Value{}
-	r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value; return true })
-	switch r.Message {
-	case "verdict":
-		if to := attrs["to"].String(); to == "waiting" && n.hangAt.IsZero() {
-			n.say("   %s  a tool is running: silence is expected (verdict: waiting)", n.at(r.Time))
+func (n *narrator) record(at time.Time, rec sessionlog.Record) {
+	switch r := rec.(type) {
+	case *sessionlog.VerdictChange:
+		if r.To == "waiting" && n.hangAt.IsZero() {
+			n.say("   %s  a tool is running: silence is expected (verdict: waiting)", n.at(at))
 		}
-	case "hang_detected":
-		n.hangAt = r.Time
-		late := r.Time.Sub(n.lastOut.Add(n.idle))
+	case *sessionlog.HangDetected:
+		n.hangAt = at
+		late := at.Sub(n.lastOut.Add(n.idle))
 		n.say("   %s  HANG declared: no output for %s with no tool call running (%s after the threshold)",
-			n.at(r.Time), r.Time.Sub(n.lastOut).Round(time.Millisecond), late.Round(100*time.Microsecond))
-	case "kill":
-		n.say("   %s  sent %s to %v (negative: the whole process group)", n.at(r.Time), attrs["signal"], attrs["pids"])
-	case "agent_exited":
-		line := fmt.Sprintf("   %s  agent exited (code %s", n.at(r.Time), attrs["code"])
-		if sig, ok := attrs["signal"]; ok {
-			line += ", " + sig.String()
+			n.at(at), at.Sub(n.lastOut).Round(time.Millisecond), late.Round(100*time.Microsecond))
+	case *sessionlog.Kill:
+		n.say("   %s  sent %s to %v (negative: the whole process group)", n.at(at), r.Signal, r.Pids)
+	case *sessionlog.AgentExited:
+		line := fmt.Sprintf("   %s  agent exited (code %d", n.at(at), r.Code)
+		if r.Signal != "" {
+			line += ", " + r.Signal
 		}
 		line += ")"
 		if !n.hangAt.IsZero() {
-			line += fmt.Sprintf(", %s after the hang was declared", r.Time.Sub(n.hangAt).Round(100*time.Microsecond))
+			line += fmt.Sprintf(", %s after the hang was declared", at.Sub(n.hangAt).Round(100*time.Microsecond))
 		}
 		n.say("%s", line)
 	}
-}
-
-// teeHandler sends each record to the log file and to the narrator.
-type teeHandler struct {
-	slog.Handler
-	n *narrator
-}
-
-func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	t.n.record(r)
-	return t.Handler.Handle(ctx, r)
 }

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
 )
 
 // doctor checks the installation, one line per check, each ✗ with a fix.
@@ -27,7 +27,7 @@ func doctor(args []string) int {
 	fs.SetOutput(io.Discard)
 	shell := fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return fail(exitUsage, "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]")
+		return fail(job.ExitUsage, "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]")
 	}
 	ok := true
 	check := func(good bool, what, fix string) {
@@ -39,10 +39,11 @@ func doctor(args []string) int {
 		fmt.Printf("✗ %s\n    fix: %s\n", what, fix)
 	}
 
-	cfg, file, path, err := watchdog.Load(o.config, o.settings)
+	cfg, file, err := job.Load(o.config, o.settings)
 	if err != nil {
-		cfg = watchdog.DefaultConfig()
+		cfg = job.DefaultConfig()
 	}
+	path := file.Path
 	switch {
 	case err != nil:
 		check(false, "config: "+err.Error(), "edit the file; `cursor-wrap config --init` shows every key")
@@ -50,15 +51,16 @@ func doctor(args []string) int {
 		check(true, "config: "+path+" not found; the defaults apply", "")
 	default:
 		var set []string
-		for _, key := range watchdog.Keys() {
-			if src := cfg.Source(key); src != watchdog.FromDefault {
+		for _, key := range job.Keys() {
+			if src := cfg.Source(key); src != job.FromDefault {
 				set = append(set, fmt.Sprintf("%s=%s (%s)", key, cfg.Value(key), src))
 			}
 		}
 		check(true, "config: "+path+" is valid; set: "+orNone(strings.Join(set, ", ")), "")
 	}
 
-	profile, bin, err := resolveAgent(cfg, "")
+	cmd, err := job.Resolve(cfg, job.Request{Alias: true})
+	profile, bin := cmd.Profile, cmd.Path
 	if profile == nil {
 		profile = stream.Cursor
 	}
@@ -153,4 +155,11 @@ func logDirState(dir string) string {
 		mode += " (logs hold prompts: 0700 is safer)"
 	}
 	return fmt.Sprintf("log dir %s: writable, mode %s, %d logs, %s free", dir, mode, len(logs), free)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

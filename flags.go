@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"cursor-wrap/watchdog"
+	"cursor-wrap/ptyproxy/job"
 )
 
 // options are the wrapper's command line, before the config is built.
@@ -24,7 +24,7 @@ type options struct {
 // settingFlag records a config key given on the command line; the value
 // is parsed and validated with the rest of the config.
 type settingFlag struct {
-	s    watchdog.Setting
+	s    job.Setting
 	into map[string]string
 }
 
@@ -35,7 +35,7 @@ func (f settingFlag) IsBoolFlag() bool   { return f.s.IsBool() }
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("cursor-wrap", flag.ContinueOnError)
 	o.settings = map[string]string{}
-	for _, s := range watchdog.Settings {
+	for _, s := range job.Settings {
 		fs.Var(settingFlag{s, o.settings}, s.Flag(), s.Doc)
 	}
 	fs.StringVar(&o.config, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
@@ -92,8 +92,8 @@ Flags:
 	fs.SetOutput(w)
 	fs.VisitAll(func(f *flag.Flag) {
 		def := f.DefValue
-		if s, ok := watchdog.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
-			c := watchdog.DefaultConfig()
+		if s, ok := job.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
+			c := job.DefaultConfig()
 			def = c.Value(s.Key)
 			if s.Key == "log_dir" {
 				def = "~/.cursor-wrap/logs"

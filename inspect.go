@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/term"
 
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/watchdog"
 )
 
 // inspect prints a session log as a timeline:
@@ -25,15 +25,15 @@ func inspect(args []string) int {
 	config := fs.String("config", "", "config file, for log_dir")
 	const usageLine = "usage: cursor-wrap inspect [--json] [--gap 10s] FILE | --last"
 	if err := fs.Parse(args); err != nil || *last == (fs.NArg() == 1) || fs.NArg() > 1 {
-		return fail(exitUsage, usageLine)
+		return fail(job.ExitUsage, usageLine)
 	}
 	path := fs.Arg(0)
 	if *last {
 		dir := *logDir
 		if dir == "" {
-			cfg, _, _, err := watchdog.Load(*config, nil)
+			cfg, _, err := job.Load(*config, nil)
 			if err != nil {
-				return fail(exitWrapper, "%v", err)
+				return fail(job.ExitWrapper, "%v", err)
 			}
 			dir = cfg.LogDir
 		}

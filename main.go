@@ -19,17 +19,6 @@ import (
 	"cursor-wrap/ptyproxy/fakeagent"
 )
 
-// Exit statuses of SPEC §4.
-const (
-	exitHang        = 124
-	exitWrapper     = 125
-	exitNotExec     = 126
-	exitNotFound    = 127
-	exitSignalBase  = 128
-	exitUsage       = 2 // a subcommand's usage error
-	exitNoResultErr = 1 // the agent exited 0 without a result
-)
-
 func main() {
 	// The demo runs this binary as its fake agent.
 	if fakeagent.Is(os.Args[1:]) {

@@ -235,3 +235,21 @@ func TestMCPServerMissing(t *testing.T) {
 		t.Errorf("exit %v: %s", err, out)
 	}
 }
+
+// TestUnknownAgentName: an agent profile there is none of is a wrapper
+// error, 125, for the wrapper command and the MCP server alike.
+func TestUnknownAgentName(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "hello"},
+		{"mcp", "--agent-bin", agentBin, "--log-dir", t.TempDir()},
+	} {
+		cmd := exec.Command(wrapperBin, args...)
+		cmd.Env = append(testEnv(), "CURSOR_WRAP_AGENT=bogus")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 125 || !bytes.Contains(out, []byte(`unknown agent "bogus"`)) {
+			t.Errorf("%v: exit %v: %s", args, err, out)
+		}
+	}
+}

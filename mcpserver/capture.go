@@ -19,14 +19,12 @@ const (
 )
 
 // capture stands in for the wrapper's stdout: it keeps the last lines the
-// agent wrote, when output last arrived, what the last line was, and the
-// final answer.
+// agent wrote, when output last arrived, and what the last line was.
 type capture struct {
-	mu     sync.Mutex
-	split  *stream.Splitter
-	lines  []string
-	last   time.Time
-	answer string
+	mu    sync.Mutex
+	split *stream.Splitter
+	lines []string
+	last  time.Time
 	// event is the last line's "type/subtype" as the watchdog names it,
 	// and eventAt when it came: fresher than the watchdog's snapshots,
 	// which come on a change of open calls or verdict, or with the tick.
@@ -59,31 +57,20 @@ func (c *capture) Write(p []byte) (int, error) {
 	return c.split.Write(p)
 }
 
-// watch wraps an output parser to note each line's event and keep the
-// answer the terminal event carries; nil stays nil (bytes only, no events).
-func (c *capture) watch(parse func(stream.Line) stream.Event) func(stream.Line) stream.Event {
-	if parse == nil {
-		return nil
+// noteEvent notes each line's event as the output is read (Job.OnEvent).
+func (c *capture) noteEvent(ev stream.Event) {
+	if len(ev.Started) > 0 || len(ev.Ended) > 0 {
+		// The watchdog's snapshot follows at once, with the calls.
+		return
 	}
-	return func(l stream.Line) stream.Event {
-		ev := parse(l)
-		if len(ev.Started) > 0 || len(ev.Ended) > 0 {
-			// The watchdog's snapshot follows at once, with the calls.
-			return ev
-		}
-		name := ev.Label()
-		next, _ := phaseOf(name)
-		c.mu.Lock()
-		prev, _ := phaseOf(c.event)
-		c.event, c.eventAt = name, time.Now()
-		if ev.Terminal {
-			c.answer = ev.Answer
-		}
-		c.mu.Unlock()
-		if next != prev {
-			c.onPhase()
-		}
-		return ev
+	name := ev.Label()
+	next, _ := phaseOf(name)
+	c.mu.Lock()
+	prev, _ := phaseOf(c.event)
+	c.event, c.eventAt = name, time.Now()
+	c.mu.Unlock()
+	if next != prev {
+		c.onPhase()
 	}
 }
 
@@ -95,14 +82,14 @@ func (c *capture) latest() (event string, eventAt, output time.Time) {
 	return c.event, c.eventAt, c.last
 }
 
-// result returns the last lines (an unfinished last line included), the
-// time of the last output (zero if none) and the answer. Call it once the
-// agent is gone.
-func (c *capture) result() (lines []string, last time.Time, answer string) {
+// result returns the last lines (an unfinished last line included) and
+// the time of the last output (zero if none). Call it once the agent is
+// gone.
+func (c *capture) result() (lines []string, last time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.split.Flush()
-	return slices.Clone(c.lines), c.last, c.answer
+	return slices.Clone(c.lines), c.last
 }
 
 // tail keeps the last max bytes written to it: the agent's stderr.

@@ -273,7 +273,7 @@ func (c *call) warn(ctx context.Context, st ptyproxy.Status, now time.Time) {
 		Message:   "agent hang imminent: " + doing + "; " + imminent(r),
 		SessionID: r.SessionID,
 		LogPath:   c.logPath(),
-		Prompt:    oneLine(c.launch.Prompt),
+		Prompt:    oneLine(c.req.Prompt),
 		DueInMS:   max(r.DueIn, 0).Milliseconds(),
 		Reason:    r,
 	}

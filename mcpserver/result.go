@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/watchdog"
 )
 
@@ -36,14 +37,14 @@ const (
 
 // success is the structured content of an answered call.
 type success struct {
-	SessionID   string  `json:"session_id"`
-	DurationMS  int64   `json:"duration_ms"`
-	ToolCalls   int     `json:"tool_calls"`
-	ExitStatus  int     `json:"exit_status"`
-	LogPath     string  `json:"log_path"`
-	IdleTimeout string  `json:"idle_timeout"`
-	HardTimeout string  `json:"hard_timeout"`
-	Clamped     []clamp `json:"clamped,omitempty"`
+	SessionID   string      `json:"session_id"`
+	DurationMS  int64       `json:"duration_ms"`
+	ToolCalls   int         `json:"tool_calls"`
+	ExitStatus  int         `json:"exit_status"`
+	LogPath     string      `json:"log_path"`
+	IdleTimeout string      `json:"idle_timeout"`
+	HardTimeout string      `json:"hard_timeout"`
+	Clamped     []job.Clamp `json:"clamped,omitempty"`
 }
 
 // failure is the structured content of a call that ended without an
@@ -56,12 +57,12 @@ type failure struct {
 	Partial *partial         `json:"partial,omitempty"`
 	// SessionID is what to pass back as resume; "" when the agent never
 	// named its session.
-	SessionID   string   `json:"session_id"`
-	LogPath     string   `json:"log_path,omitempty"`
-	ExitStatus  int      `json:"exit_status,omitempty"` // as the wrapper command would exit
-	DurationMS  int64    `json:"duration_ms,omitempty"`
-	Suggestions []string `json:"suggestions"`
-	Clamped     []clamp  `json:"clamped,omitempty"`
+	SessionID   string      `json:"session_id"`
+	LogPath     string      `json:"log_path,omitempty"`
+	ExitStatus  int         `json:"exit_status,omitempty"` // as the wrapper command would exit
+	DurationMS  int64       `json:"duration_ms,omitempty"`
+	Suggestions []string    `json:"suggestions"`
+	Clamped     []job.Clamp `json:"clamped,omitempty"`
 }
 
 // partial is what the agent had done when it stopped.
@@ -89,21 +90,21 @@ func (f *failure) toolResult() *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: f}
 }
 
-// result turns the outcome of the agent's run into the tool's result.
-func (c *call) result(out ptyproxy.Outcome, logPath string) *mcp.CallToolResult {
-	redact := c.redact
-	lines, last, answer := c.out.result()
-	status := out.Status()
+// result turns how the agent's run ended into the tool's result.
+func (c *call) result(res job.Result) *mcp.CallToolResult {
+	out, logPath := res.Outcome, res.LogPath
+	lines, last := c.out.result()
+	status := job.Status(out)
 	took := out.Ended.Sub(out.Started)
 	if (out.Cause == ptyproxy.Exited || out.Cause == ptyproxy.Overdue) && out.Done && status == 0 {
-		return c.answered(out, answer, logPath, took)
+		return c.answered(out, c.redact(out.Answer), logPath, took)
 	}
 	f := &failure{
-		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: c.lim.clamped,
-		Partial: &partial{StderrTail: string(redact.Redact([]byte(c.stderr.String()))), EventsCount: out.Lines, LastEvents: []string{}},
+		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: c.lim.Clamped,
+		Partial: &partial{StderrTail: c.redact(c.stderr.String()), EventsCount: out.Lines, LastEvents: []string{}},
 	}
 	for _, l := range lines {
-		f.Partial.LastEvents = append(f.Partial.LastEvents, string(redact.Redact([]byte(l))))
+		f.Partial.LastEvents = append(f.Partial.LastEvents, c.redact(l))
 	}
 	if !last.IsZero() {
 		f.Partial.LastActivityAt = last.Format(time.RFC3339Nano)
@@ -139,8 +140,8 @@ func (c *call) result(out ptyproxy.Outcome, logPath string) *mcp.CallToolResult 
 // answer as text, then one line for the caller's bookkeeping.
 func (c *call) answered(out ptyproxy.Outcome, answer, logPath string, took time.Duration) *mcp.CallToolResult {
 	s := &success{
-		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: out.Status(),
-		LogPath: logPath, IdleTimeout: c.lim.idle.String(), HardTimeout: c.lim.hard.String(), Clamped: c.lim.clamped,
+		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: job.Status(out),
+		LogPath: logPath, IdleTimeout: c.lim.Idle.String(), HardTimeout: c.lim.Hard.String(), Clamped: c.lim.Clamped,
 	}
 	if strings.TrimSpace(answer) == "" {
 		answer = "(the agent finished without a final message)"
@@ -150,7 +151,7 @@ func (c *call) answered(out ptyproxy.Outcome, answer, logPath string, took time.
 		calls = "1 tool call"
 	}
 	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; log %s", orNone(out.SessionID), watchdog.Round(took), calls, logPath)
-	for _, cl := range c.lim.clamped {
+	for _, cl := range c.lim.Clamped {
 		note += fmt.Sprintf("; %s %s was clamped to %s (%s)", cl.Name, cl.Requested, cl.Applied, cl.Bound)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: note}}, StructuredContent: s}
@@ -160,7 +161,7 @@ func (c *call) answered(out ptyproxy.Outcome, answer, logPath string, took time.
 // started.
 func (c *call) cancelledEarly() *mcp.CallToolResult {
 	f := failed(codeCanceled, kindCancelled, "The call was cancelled before its agent started.")
-	f.Clamped = c.lim.clamped
+	f.Clamped = c.lim.Clamped
 	return f.toolResult()
 }
 
@@ -193,7 +194,7 @@ func (c *call) suggest(f *failure, r watchdog.Reason) []string {
 	switch f.Kind {
 	case watchdog.KindIdle:
 		out = append(out, fmt.Sprintf("if the agent was working without output (a long reply is written in silence), call again with a longer idle_timeout (this call had %s; at most %s)",
-			c.lim.idle, cfg.MCP.MaxIdleTimeout))
+			c.lim.Idle, cfg.MCP.MaxIdleTimeout))
 	case watchdog.KindTool:
 		if len(r.OpenCalls) > 0 {
 			oc := r.OpenCalls[0]
@@ -202,7 +203,7 @@ func (c *call) suggest(f *failure, r watchdog.Reason) []string {
 		}
 	case watchdog.KindDeadline:
 		out = append(out, fmt.Sprintf("the run reached hard_timeout %s: call again with a longer hard_timeout (at most %s), or split the task",
-			c.lim.hard, cfg.MCP.MaxHardTimeout))
+			c.lim.Hard, cfg.MCP.MaxHardTimeout))
 	case kindExit:
 		out = append(out, "partial.stderr_tail usually says why the agent stopped (not logged in, an unknown model, a network error)")
 	}
@@ -210,18 +211,6 @@ func (c *call) suggest(f *failure, r watchdog.Reason) []string {
 		out = append(out, fmt.Sprintf("run `cursor-wrap inspect %s` for a timeline of the session", f.LogPath))
 	}
 	return out
-}
-
-// outcomeWords says how a run ended, for the console.
-func outcomeWords(out ptyproxy.Outcome) string {
-	took := watchdog.Round(out.Ended.Sub(out.Started))
-	switch out.Cause {
-	case ptyproxy.Hung:
-		return fmt.Sprintf("session %s hung (%s) and was killed after %s", orNone(out.SessionID), out.Reason.Kind, took)
-	case ptyproxy.Cancelled:
-		return fmt.Sprintf("session %s was cancelled after %s", orNone(out.SessionID), took)
-	}
-	return fmt.Sprintf("session %s ended after %s, status %d", orNone(out.SessionID), took, out.Status())
 }
 
 func orNone(id string) string {

@@ -22,6 +22,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -50,6 +51,7 @@ const (
 type harness struct {
 	t      *testing.T
 	srv    *Server
+	live   *job.Live
 	cs     *mcp.ClientSession
 	logDir string
 	served chan error
@@ -60,7 +62,7 @@ type harness struct {
 	mu       sync.Mutex
 	progress map[any][]string // messages by progress token
 	warnings []warning
-	launches []Launch
+	launches []job.Request
 }
 
 // legacyProtocol is the protocol version the clients of today speak
@@ -69,14 +71,14 @@ const legacyProtocol = "2025-11-25"
 
 // newHarness starts a server whose config tune adjusts, and a client that
 // speaks legacyProtocol.
-func newHarness(t *testing.T, tune func(*watchdog.Config)) *harness {
+func newHarness(t *testing.T, tune func(*job.Config)) *harness {
 	t.Helper()
 	return newHarnessVersion(t, legacyProtocol, tune)
 }
 
-func newHarnessVersion(t *testing.T, version string, tune func(*watchdog.Config)) *harness {
+func newHarnessVersion(t *testing.T, version string, tune func(*job.Config)) *harness {
 	t.Helper()
-	cfg := watchdog.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.LogDir = t.TempDir()
 	cfg.IdleTimeout = 5 * time.Second
 	cfg.ExitGrace = time.Second
@@ -89,7 +91,8 @@ func newHarnessVersion(t *testing.T, version string, tune func(*watchdog.Config)
 		tune(&cfg)
 	}
 	h := &harness{t: t, logDir: cfg.LogDir, progress: map[any][]string{}, served: make(chan error, 1)}
-	h.srv = New(Options{Config: cfg, Prepare: h.prepare})
+	h.live = job.NewLive(cfg)
+	h.srv = New(Options{Live: h.live, Resolve: h.resolve})
 	srvIn, toSrv := io.Pipe()
 	fromSrv, srvOut := io.Pipe()
 	h.toSrv = toSrv
@@ -135,19 +138,19 @@ func (h *harness) disconnect() {
 	})
 }
 
-// prepare runs the test binary as the fake agent, with the prompt's steps
+// resolve runs the test binary as the fake agent, with the prompt's steps
 // as its arguments.
-func (h *harness) prepare(l Launch) (Command, error) {
+func (h *harness) resolve(_ job.Config, l job.Request) (job.Command, error) {
 	h.mu.Lock()
 	h.launches = append(h.launches, l)
 	h.mu.Unlock()
 	var steps []string
 	if err := json.Unmarshal([]byte(l.Prompt), &steps); err != nil {
-		return Command{}, fmt.Errorf("%w: the prompt is not a list of steps: %v", ErrInvalid, err)
+		return job.Command{}, fmt.Errorf("%w: the prompt is not a list of steps: %v", job.ErrInvalid, err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return Command{}, err
+		return job.Command{}, err
 	}
 	args := []string{fakeagent.Subcommand, "--print", "--output-format", "stream-json"}
 	if l.Resume != "" {
@@ -155,7 +158,7 @@ func (h *harness) prepare(l Launch) (Command, error) {
 	}
 	// The race runtime otherwise sleeps a second at exit.
 	env := append(os.Environ(), "GORACE=atexit_sleep_ms=0")
-	return Command{Agent: "cursor", Path: self, Args: append(args, steps...), Env: env, Parse: stream.Parse}, nil
+	return job.Command{Profile: stream.Cursor, Path: self, Args: append(args, steps...), Env: env, Dir: l.Workspace, Mode: stream.Events, Direct: true}, nil
 }
 
 func steps(s ...string) string {
@@ -198,7 +201,7 @@ func (h *harness) try(token string, args map[string]any, into any) (*mcp.CallToo
 	return res, nil
 }
 
-func (h *harness) launched() []Launch {
+func (h *harness) launched() []job.Request {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.launches)
@@ -430,7 +433,7 @@ func TestIdleHang(t *testing.T) {
 
 func TestToolHang(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *watchdog.Config) { c.ToolGrace = 100 * time.Millisecond })
+	h := newHarness(t, func(c *job.Config) { c.ToolGrace = 100 * time.Millisecond })
 	var got failure
 	h.run("", map[string]any{"prompt": steps("line", initLine, "line", toolStart, "hang"), "idle_timeout": "200ms"}, &got)
 	if got.Code != codeTimedOut || got.Kind != "tool" || got.Reason == nil || len(got.Reason.OpenCalls) != 1 {
@@ -518,13 +521,13 @@ func TestResumePassesThrough(t *testing.T) {
 
 func TestClamping(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *watchdog.Config) {
+	h := newHarness(t, func(c *job.Config) {
 		c.MCP.MinIdleTimeout, c.MCP.MaxIdleTimeout = 200*time.Millisecond, 2*time.Second
 		c.MCP.MaxHardTimeout = time.Minute
 	})
 	var got success
 	res := h.run("", map[string]any{"prompt": steps("line", initLine, "line", answerLine), "idle_timeout": "1ms", "hard_timeout": "100h"}, &got)
-	want := []clamp{
+	want := []job.Clamp{
 		{Name: "idle_timeout", Requested: "1ms", Applied: "200ms", Bound: "mcp.min_idle_timeout"},
 		{Name: "hard_timeout", Requested: "100h0m0s", Applied: "1m0s", Bound: "mcp.max_hard_timeout"},
 	}
@@ -536,7 +539,7 @@ func TestClamping(t *testing.T) {
 	}
 	// The config's idle_timeout (5s) is over this server's maximum.
 	h.run("", map[string]any{"prompt": steps("line", answerLine)}, &got)
-	if len(got.Clamped) != 1 || got.Clamped[0] != (clamp{Name: "idle_timeout", Requested: "5s", Applied: "2s", Bound: "mcp.max_idle_timeout", FromConfig: true}) {
+	if len(got.Clamped) != 1 || got.Clamped[0] != (job.Clamp{Name: "idle_timeout", Requested: "5s", Applied: "2s", Bound: "mcp.max_idle_timeout", FromConfig: true}) {
 		t.Errorf("clamped %+v", got.Clamped)
 	}
 }
@@ -549,7 +552,7 @@ func TestWarningBeforeKill(t *testing.T) {
 	for _, version := range []string{legacyProtocol, mcp.SupportedProtocolVersions()[0]} {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			h := newHarnessVersion(t, version, func(c *watchdog.Config) { c.WarnBefore = 200 * time.Millisecond })
+			h := newHarnessVersion(t, version, func(c *job.Config) { c.WarnBefore = 200 * time.Millisecond })
 			if version != legacyProtocol {
 				h.meta = mcp.Meta{mcp.MetaKeyLogLevel: "warning"}
 			}
@@ -614,7 +617,7 @@ func TestDisconnectKillsEveryAgent(t *testing.T) {
 
 func TestConcurrencyBound(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *watchdog.Config) { c.MCP.MaxConcurrent = 1 })
+	h := newHarness(t, func(c *job.Config) { c.MCP.MaxConcurrent = 1 })
 	var wg sync.WaitGroup
 	results := make([]success, 2)
 	for i, token := range []string{"first", "second"} {
@@ -642,8 +645,8 @@ func TestConcurrencyBound(t *testing.T) {
 
 func TestReloadKeepsCallTimeouts(t *testing.T) {
 	t.Parallel()
-	var cfg watchdog.Config
-	h := newHarness(t, func(c *watchdog.Config) { cfg = *c })
+	var cfg job.Config
+	h := newHarness(t, func(c *job.Config) { cfg = *c })
 	done := make(chan success, 1)
 	go func() {
 		var got success
@@ -655,7 +658,7 @@ func TestReloadKeepsCallTimeouts(t *testing.T) {
 	waitFor(t, h.logDir, func(m map[string]any) (bool, bool) { return true, m["msg"] == "event" })
 	next := cfg
 	next.IdleTimeout, next.ToolGrace = 100*time.Millisecond, time.Second
-	h.srv.SetConfig(next, []watchdog.Change{{Key: "idle_timeout", Old: "5s", New: "100ms"}, {Key: "tool_grace", Old: "30s", New: "1s"}}, nil)
+	h.live.Apply(next)
 	got := <-done
 	if got.SessionID != "s-1" {
 		t.Fatalf("the reload cut the call short: %+v", got)

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
 )
 
 func TestLaunchFor(t *testing.T) {
 	t.Parallel()
-	cfg := watchdog.DefaultConfig() // idle 60s, no hard timeout; [mcp] 10s–30m, 1m–4h
+	cfg := job.DefaultConfig() // idle 60s, no hard timeout; [mcp] 10s–30m, 1m–4h
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name       string
@@ -46,10 +46,10 @@ func TestLaunchFor(t *testing.T) {
 			continue
 		}
 		var bounds []string
-		for _, c := range lim.clamped {
+		for _, c := range lim.Clamped {
 			bounds = append(bounds, c.Bound)
 		}
-		if err != nil || lim.idle != tc.idle || lim.hard != tc.hard || !slices.Equal(bounds, tc.clamped) || l.Prompt != "x" {
+		if err != nil || lim.Idle != tc.idle || lim.Hard != tc.hard || !slices.Equal(bounds, tc.clamped) || l.Prompt != "x" {
 			t.Errorf("%s: %+v, %+v, %v", tc.name, l, lim, err)
 		}
 	}
@@ -58,8 +58,8 @@ func TestLaunchFor(t *testing.T) {
 		t.Errorf("relative workspace %s: %q, %v", rel, l.Workspace, err)
 	}
 	cfg.HardTimeout = 2 * time.Minute
-	if _, lim, _ := launchFor(runInput{Prompt: "x"}, cfg); lim.hard != 2*time.Minute {
-		t.Errorf("hard_timeout from the config: %v", lim.hard)
+	if _, lim, _ := launchFor(runInput{Prompt: "x"}, cfg); lim.Hard != 2*time.Minute {
+		t.Errorf("hard_timeout from the config: %v", lim.Hard)
 	}
 }
 
@@ -135,27 +135,23 @@ func TestCapture(t *testing.T) {
 	t.Parallel()
 	phases := 0
 	c := newCapture(func() { phases++ })
-	parse := c.watch(stream.Parse)
 	for i := range 60 {
 		_, _ = c.Write([]byte(`{"type":"thinking","n":` + strconv.Itoa(i) + "}\n"))
 	}
 	big := `{"type":"big","data":"` + strings.Repeat("x", 2*maxEventBytes) + `"}`
 	_, _ = c.Write([]byte(big + "\n"))
 	result := `{"type":"result","subtype":"success","result":"done\nfor now"}`
-	parse(stream.Line{Text: []byte(result), Len: int64(len(result)), Newline: true})
+	c.noteEvent(stream.Parse(stream.Line{Text: []byte(result), Len: int64(len(result)), Newline: true}))
 	_, _ = c.Write([]byte("unfinished"))
-	lines, last, answer := c.result()
+	lines, last := c.result()
 	if len(lines) != maxEvents || lines[maxEvents-1] != "unfinished" || !strings.HasSuffix(lines[maxEvents-2], fmt.Sprintf("… [%d bytes in all]", len(big))) {
 		t.Errorf("%d lines, last two %q", len(lines), lines[len(lines)-2:])
 	}
-	if answer != "done\nfor now" || time.Since(last) > time.Minute {
-		t.Errorf("answer %q, last %v", answer, last)
+	if time.Since(last) > time.Minute {
+		t.Errorf("last %v", last)
 	}
-	if phases != 1 { // Only the result was parsed: starting → working.
+	if phases != 1 { // Only the result was noted: starting → working.
 		t.Errorf("%d phase changes, want 1", phases)
-	}
-	if c.watch(nil) != nil {
-		t.Error("watch(nil) must stay nil: bytes only")
 	}
 }
 

@@ -3,35 +3,11 @@ package ptyproxy
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"time"
 )
-
-// OnHangTimeout bounds an on_hang command.
-const OnHangTimeout = 10 * time.Second
-
-// RunOnHang runs the on_hang command for an attempt that hung: the
-// hang_detected record on its stdin (through redact), and CURSOR_WRAP_LOG,
-// CURSOR_WRAP_SESSION_ID and CURSOR_WRAP_EXIT in its environment, for at
-// most OnHangTimeout. It returns the command's output.
-func RunOnHang(command string, out Outcome, attempt int, logPath string, redact func([]byte) []byte) ([]byte, error) {
-	record, _ := json.Marshal(map[string]any{
-		"time": out.Ended, "msg": "hang_detected", "session_id": out.SessionID,
-		"attempt": attempt, "log": logPath, "reason": out.Reason,
-	})
-	env := append(os.Environ(),
-		"CURSOR_WRAP_LOG="+logPath,
-		"CURSOR_WRAP_SESSION_ID="+out.SessionID,
-		"CURSOR_WRAP_EXIT="+strconv.Itoa(out.Status()))
-	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
-	defer cancel()
-	return RunHook(ctx, command, redact(append(record, '\n')), env)
-}
 
 // RunHook runs command through /bin/sh -c with stdin and env until it
 // exits or ctx is done, and returns its combined output. It is registered

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -48,12 +49,8 @@ type Options struct {
 	Signals <-chan os.Signal // signals to pass on: the attempt is stopped
 	Reload  <-chan Reload    // new thresholds from the config file
 
-	Log *slog.Logger // the session log's records (SPEC §6); nil for none
-	// Events receives the session log's "event" records, one per line of
-	// output, many per write: they are the bulk of the log and skip slog
-	// (see sessionlog.AppendEvent). Nil for none.
-	Events  io.Writer
-	Console *slog.Logger // the wrapper's own messages; nil for none
+	Log     *sessionlog.Recorder // the session log; nil for none
+	Console *slog.Logger         // the wrapper's own messages; nil for none
 	// OnSession is called once, when the stream names the session id.
 	OnSession func(id string)
 	// OnStatus is called with the watchdog's view after each check and
@@ -74,7 +71,7 @@ type Reload struct {
 	// Changes and Pinned are for the config_reloaded record: what changed,
 	// and what the file tried to change but a flag or the environment
 	// holds. Err says why the file was not applied instead.
-	Changes []watchdog.Change
+	Changes []sessionlog.Change
 	Pinned  []string
 	Err     error
 }
@@ -140,7 +137,8 @@ type Outcome struct {
 	ExitSignal syscall.Signal // the signal that ended the agent, 0 if none
 
 	SessionID string
-	Done      bool // the terminal event arrived
+	Done      bool   // the terminal event arrived
+	Answer    string // the agent's final answer, as its events gave it
 	// MidLine is set when the agent's output ended inside a line.
 	MidLine   bool
 	Started   time.Time
@@ -151,33 +149,4 @@ type Outcome struct {
 	// SilenceOpen the calls open during it.
 	LongestSilence time.Duration
 	SilenceOpen    []watchdog.OpenCall
-}
-
-// Status is the exit status the wrapper reports for the outcome (SPEC §4):
-// the agent's own after its result; 124 for a hang; 0 for an agent that
-// answered but had to be stopped; 1 for an agent that exited 0 without a
-// result; 128+n for a signal n, the agent's or the wrapper's; 141 when the
-// wrapper's stdout went away.
-func (o Outcome) Status() int {
-	agent := o.ExitCode
-	if o.ExitSignal != 0 {
-		agent = 128 + int(o.ExitSignal)
-	}
-	switch o.Cause {
-	case Hung:
-		return 124
-	case Overdue:
-		return 0
-	case Interrupted:
-		if s, ok := o.Signal.(syscall.Signal); ok {
-			return 128 + int(s)
-		}
-		return 128 + int(syscall.SIGTERM)
-	case Downstream:
-		return 128 + int(syscall.SIGPIPE)
-	}
-	if !o.Done && agent == 0 {
-		return 1
-	}
-	return agent
 }

@@ -1,10 +1,16 @@
 package watchdog
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
 
 // Thresholds are the limits the watchdog applies. The zero value of a
 // duration disables the rule it names where that makes sense (HardTimeout,
-// WarnBefore); the others must be positive (see Validate in config.go).
+// WarnBefore); the others must be positive (see Validate).
 type Thresholds struct {
 	IdleTimeout time.Duration // max silence with no tool call open
 	ToolGrace   time.Duration // added to a call's declared timeout
@@ -15,13 +21,14 @@ type Thresholds struct {
 	// ToolTimeouts gives calls that declare no timeout a budget by kind.
 	ToolTimeouts map[string]time.Duration
 	// ActivityProbe enables the activity rule; the orchestrator clears it
-	// where /proc cannot be read.
+	// where the process tree's activity cannot be read.
 	ActivityProbe     bool
 	ActivityCPUFloor  float64 // fraction of one core
 	ActivityReadFloor float64 // bytes per second
 }
 
-// DefaultThresholds are the values of SPEC §3 and §7.
+// DefaultThresholds are the defaults the README's configuration table
+// documents.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
 		IdleTimeout:       60 * time.Second,
@@ -32,4 +39,54 @@ func DefaultThresholds() Thresholds {
 		ActivityCPUFloor:  0.05,
 		ActivityReadFloor: 1024,
 	}
+}
+
+// An InvalidError says which threshold is wrong and why. Key is the
+// threshold's name in the config file (idle_timeout), so the caller can
+// name it as the user wrote it: a flag, a variable or a file key.
+type InvalidError struct {
+	Key     string
+	Problem string
+}
+
+func (e *InvalidError) Error() string { return e.Key + ": " + e.Problem }
+
+// Validate checks each threshold on its own; the error joins an
+// *InvalidError per bad value.
+func (th Thresholds) Validate() error {
+	var errs []error
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, &InvalidError{Key: key, Problem: fmt.Sprintf(format, a...)})
+	}
+	for _, d := range []struct {
+		key      string
+		v        time.Duration
+		positive bool
+	}{
+		{"idle_timeout", th.IdleTimeout, true},
+		{"tool_grace", th.ToolGrace, false},
+		{"hard_timeout", th.HardTimeout, false},
+		{"warn_before", th.WarnBefore, false},
+		{"exit_grace", th.ExitGrace, false},
+		{"max_silence", th.MaxSilence, false},
+	} {
+		switch {
+		case d.v < 0:
+			bad(d.key, "%v is negative", d.v)
+		case d.positive && d.v == 0:
+			bad(d.key, "must be more than 0")
+		}
+	}
+	for _, kind := range slices.Sorted(maps.Keys(th.ToolTimeouts)) {
+		if d := th.ToolTimeouts[kind]; d <= 0 {
+			bad("tool_timeouts."+kind, "%v is not positive", d)
+		}
+	}
+	if th.ActivityCPUFloor < 0 {
+		bad("activity_cpu_floor", "%v is negative", th.ActivityCPUFloor)
+	}
+	if th.ActivityReadFloor < 0 {
+		bad("activity_read_floor", "%v is negative", th.ActivityReadFloor)
+	}
+	return errors.Join(errs...)
 }

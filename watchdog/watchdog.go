@@ -3,8 +3,8 @@
 // tree's activity and an explicit time, and it answers a Verdict, a Reason
 // and the next instant at which its answer could change. It owns no
 // goroutine and never reads the clock, so the orchestrator can time it
-// exactly and tests can drive it with a fake clock. The package also reads,
-// validates and watches the config file that holds its thresholds.
+// exactly and tests can drive it with a fake clock. Its Thresholds carry
+// their own validation; the config file they come from is read elsewhere.
 package watchdog
 
 import (
@@ -48,16 +48,21 @@ func (v Verdict) String() string {
 	return "unknown"
 }
 
-// Notice flags an event the watchdog tolerated but the log should mention.
+// Notice flags what an event changed that the orchestrator should act on
+// or log; several can be set at once.
 type Notice int
 
 const (
-	NoNotice Notice = iota
 	// UnknownCall: a call ended that never started (or ended twice).
-	UnknownCall
+	UnknownCall Notice = 1 << iota
 	// DuplicateCall: a call started again; its first start is kept.
 	DuplicateCall
+	// NewSession: the stream named the session id, or a new one.
+	NewSession
 )
+
+// NoNotice is an event with nothing to mention.
+const NoNotice Notice = 0
 
 // A call is an open tool call.
 type call struct {
@@ -125,9 +130,6 @@ func (w *Watchdog) SetThresholds(th Thresholds) { w.th, w.reloaded = th, true }
 // SessionID returns the session id the stream announced, if any.
 func (w *Watchdog) SessionID() string { return w.session }
 
-// OpenCalls returns how many tool calls are open.
-func (w *Watchdog) OpenCalls() int { return len(w.calls) }
-
 // Done reports whether the terminal event arrived.
 func (w *Watchdog) Done() bool { return w.done }
 
@@ -145,20 +147,21 @@ func (w *Watchdog) Output(now time.Time) {
 func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	w.Output(now)
 	w.lastType, w.lastSub, w.lastNotJSON = ev.Type, ev.Subtype, ev.NotJSON
-	if ev.SessionID != "" {
-		w.session = ev.SessionID
-	}
 	notice := NoNotice
+	if ev.SessionID != "" && ev.SessionID != w.session {
+		w.session = ev.SessionID
+		notice |= NewSession
+	}
 	for _, c := range ev.Started {
 		if _, ok := w.calls[c.ID]; ok {
-			notice = DuplicateCall
+			notice |= DuplicateCall
 			continue
 		}
 		w.calls[c.ID] = &call{Call: c, start: now}
 	}
 	for _, id := range ev.Ended {
 		if _, ok := w.calls[id]; !ok {
-			notice = UnknownCall
+			notice |= UnknownCall
 			continue
 		}
 		delete(w.calls, id)
@@ -245,49 +248,42 @@ func (w *Watchdog) killAt() (time.Time, string) {
 	return at, kind
 }
 
-// Verdict returns the verdict at now, without building the reason.
-func (w *Watchdog) Verdict(now time.Time) Verdict {
-	if w.done {
-		if !now.Before(w.exitDue()) {
-			return Overdue
+// A Decision is the watchdog's answer at one instant, without the
+// reason behind it (Check builds that).
+type Decision struct {
+	Verdict Verdict
+	// Next is the next instant after now at which the verdict can change,
+	// or an activity sample is wanted; zero if none.
+	Next time.Time
+	Open int  // tool calls open
+	Done bool // the terminal event arrived
+}
+
+// Decide returns the decision at now.
+func (w *Watchdog) Decide(now time.Time) Decision {
+	d := Decision{Open: len(w.calls), Done: w.done}
+	consider := func(t time.Time) {
+		if t.After(now) && (d.Next.IsZero() || t.Before(d.Next)) {
+			d.Next = t
 		}
-		return OK
+	}
+	if w.done {
+		due := w.exitDue()
+		if !now.Before(due) {
+			d.Verdict = Overdue
+		}
+		consider(due)
+		return d
 	}
 	at, _ := w.killAt()
 	switch {
 	case !now.Before(at):
-		return Hang
+		d.Verdict = Hang
 	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
-		return Warn
+		d.Verdict = Warn
 	case len(w.calls) > 0:
-		return Waiting
+		d.Verdict = Waiting
 	}
-	return OK
-}
-
-// Check returns the verdict at now and the reason behind it.
-func (w *Watchdog) Check(now time.Time) (Verdict, Reason) {
-	if w.done {
-		return w.Verdict(now), w.reason(now, w.exitDue(), KindExit)
-	}
-	at, kind := w.killAt()
-	return w.Verdict(now), w.reason(now, at, kind)
-}
-
-// NextDeadline returns the next instant after now at which Check's answer
-// can change, or when an activity sample is wanted; zero if none.
-func (w *Watchdog) NextDeadline(now time.Time) time.Time {
-	var next time.Time
-	consider := func(t time.Time) {
-		if t.After(now) && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
-	}
-	if w.done {
-		consider(w.exitDue())
-		return next
-	}
-	at, _ := w.killAt()
 	consider(at)
 	if w.th.WarnBefore > 0 {
 		consider(at.Add(-w.th.WarnBefore))
@@ -295,7 +291,17 @@ func (w *Watchdog) NextDeadline(now time.Time) time.Time {
 	if w.wantsWindowStart() {
 		consider(w.idleDue().Add(-w.window()))
 	}
-	return next
+	return d
+}
+
+// Check returns the verdict at now and the reason behind it.
+func (w *Watchdog) Check(now time.Time) (Verdict, Reason) {
+	v := w.Decide(now).Verdict
+	if w.done {
+		return v, w.reason(now, w.exitDue(), KindExit)
+	}
+	at, kind := w.killAt()
+	return v, w.reason(now, at, kind)
 }
 
 // KindIdle and the other kinds say which rule a Reason is about.

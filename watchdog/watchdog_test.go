@@ -233,21 +233,21 @@ func TestNextDeadline(t *testing.T) {
 	th.HardTimeout = time.Hour
 	w := New(th, t0)
 	w.ProcessEvent(thinking, at(0))
-	if got := w.NextDeadline(at(0)); !got.Equal(at(50 * time.Second)) {
+	if got := w.Decide(at(0)).Next; !got.Equal(at(50 * time.Second)) {
 		t.Errorf("next = %v, want the warning at 50s", got.Sub(t0))
 	}
-	if got := w.NextDeadline(at(50 * time.Second)); !got.Equal(at(60 * time.Second)) {
+	if got := w.Decide(at(50 * time.Second)).Next; !got.Equal(at(60 * time.Second)) {
 		t.Errorf("next = %v, want the hang at 60s", got.Sub(t0))
 	}
 	w.ProcessEvent(started("a", 600000), at(30*time.Second))
-	if got := w.NextDeadline(at(30 * time.Second)); !got.Equal(at(30*time.Second + 630*time.Second - 10*time.Second)) {
+	if got := w.Decide(at(30 * time.Second)).Next; !got.Equal(at(30*time.Second + 630*time.Second - 10*time.Second)) {
 		t.Errorf("next = %v, want the warning before the tool deadline", got.Sub(t0))
 	}
 	w.ProcessEvent(result, at(40*time.Second))
-	if got := w.NextDeadline(at(40 * time.Second)); !got.Equal(at(45 * time.Second)) {
+	if got := w.Decide(at(40 * time.Second)).Next; !got.Equal(at(45 * time.Second)) {
 		t.Errorf("next = %v, want the exit grace at 45s", got.Sub(t0))
 	}
-	if got := w.NextDeadline(at(45 * time.Second)); !got.IsZero() {
+	if got := w.Decide(at(45 * time.Second)).Next; !got.IsZero() {
 		t.Errorf("next after everything = %v, want zero", got.Sub(t0))
 	}
 }
@@ -277,7 +277,7 @@ func TestSetThresholds(t *testing.T) {
 	th = w2.Thresholds()
 	th.ToolGrace, th.IdleTimeout = 0, time.Second
 	w2.SetThresholds(th)
-	if got := w2.NextDeadline(at(0)); !got.Equal(at(100 * time.Second)) {
+	if got := w2.Decide(at(0)).Next; !got.Equal(at(100 * time.Second)) {
 		t.Errorf("tool deadline after reload = %v, want 100s", got.Sub(t0))
 	}
 }
@@ -313,7 +313,7 @@ func TestActivity(t *testing.T) {
 			w.ProcessEvent(thinking, at(0))
 			now := at(0)
 			for i := 0; i < 100; i++ {
-				next := w.NextDeadline(now)
+				next := w.Decide(now).Next
 				if next.IsZero() {
 					t.Fatal("no next deadline")
 				}
@@ -427,7 +427,7 @@ func BenchmarkCheck(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				w.Check(t0.Add(time.Second))
-				w.NextDeadline(t0.Add(time.Second))
+				w.Decide(t0.Add(time.Second))
 			}
 		})
 	}
@@ -465,7 +465,7 @@ func TestActivityAndCalls(t *testing.T) {
 			w.ProcessEvent(tc.first, t0)
 			now := t0
 			for range 100 {
-				now = w.NextDeadline(now)
+				now = w.Decide(now).Next
 				if w.WantsActivity(now) {
 					w.ObserveActivity(tc.tree(now.Sub(t0)), now)
 				}
@@ -506,7 +506,7 @@ func TestLateWindowStart(t *testing.T) {
 				t.Fatal("hang declared on a late first sample, with no window of evidence")
 			}
 			for range 1000 {
-				now = w.NextDeadline(now)
+				now = w.Decide(now).Next
 				if w.WantsActivity(now) {
 					w.ObserveActivity(Activity{CPU: time.Duration(float64(tc.cpu) * now.Sub(t0).Seconds())}, now)
 				}

@@ -57,6 +57,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   buffered         block-buffer stdout when it is not a terminal, as C stdio does
   stdin            read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}
   tty              print {"type":"tty",…}: what stdout, stdin and stderr are
+  cwd              print {"type":"cwd","dir":…}: the working directory
   big N            print one JSON line of N bytes
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
@@ -226,6 +227,13 @@ func (a *agent) step(args []string) (int, error) {
 		return 1, nil
 	case "tty":
 		a.printJSON(ttyReport())
+		return 1, nil
+	case "cwd":
+		dir, err := os.Getwd()
+		if err != nil {
+			return 0, err
+		}
+		a.printJSON(map[string]any{"type": "cwd", "dir": dir})
 		return 1, nil
 	case "big":
 		if err := need(1); err != nil {

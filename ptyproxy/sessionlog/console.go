@@ -96,15 +96,15 @@ func truncate(s string, width int) string {
 }
 
 // Handler returns a slog.Handler that writes records at level or above as
-// "cursor-wrap: message key=value …" lines, redacted.
-func (c *Console) Handler(level slog.Leveler, r *Redactor) slog.Handler {
-	return &consoleHandler{c: c, level: level, r: r}
+// "cursor-wrap: message key=value …" lines. Put it behind a Redactor's
+// Handler.
+func (c *Console) Handler(level slog.Leveler) slog.Handler {
+	return &consoleHandler{c: c, level: level}
 }
 
 type consoleHandler struct {
 	c     *Console
 	level slog.Leveler
-	r     *Redactor
 	attrs []slog.Attr
 }
 
@@ -135,11 +135,7 @@ func (h *consoleHandler) Handle(_ context.Context, rec slog.Record) error {
 	}
 	rec.Attrs(write)
 	b.WriteByte('\n')
-	out := b.Bytes()
-	if h.r != nil {
-		out = h.r.Redact(out)
-	}
-	h.c.line(out)
+	h.c.line(b.Bytes())
 	return nil
 }
 

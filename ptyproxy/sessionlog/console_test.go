@@ -15,7 +15,7 @@ func TestConsoleStatusLine(t *testing.T) {
 	c.Status("cursor-wrap 2s")
 	c.Write([]byte("partial"))
 	c.Status("not drawn mid-line")
-	log := slog.New(c.Handler(slog.LevelInfo, nil))
+	log := slog.New(c.Handler(slog.LevelInfo))
 	log.Info("hello", "k", "v w")
 	log.Debug("hidden")
 	c.Status("")
@@ -32,7 +32,7 @@ func TestConsoleNoTTY(t *testing.T) {
 	var b bytes.Buffer
 	c := NewConsole(&b, false, nil)
 	c.Status("never drawn")
-	slog.New(c.Handler(slog.LevelWarn, NewRedactor([]string{"--api-key", "abcdef123456"}, nil))).Warn("bad key abcdef123456")
+	slog.New(NewRedactor([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn))).Warn("bad key abcdef123456")
 	if b.String() != "cursor-wrap: warning: bad key [REDACTED]\n" {
 		t.Errorf("wrote %q", b.String())
 	}

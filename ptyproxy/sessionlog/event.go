@@ -3,12 +3,14 @@ package sessionlog
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"log/slog"
 	"strconv"
 	"time"
 	"unicode/utf8"
 )
 
-// An Event is one line of agent output as its "event" record holds it.
+// An Event is one line of agent output as its "event" record holds it; it
+// is read back as an EventLine.
 type Event struct {
 	Time    time.Time
 	RecvTS  int64 // Unix ms
@@ -32,9 +34,8 @@ type Event struct {
 // a 1 KiB line (most of it escaping byte by byte, some of it recording the
 // caller) against a few hundred nanoseconds here.
 func AppendEvent(b []byte, e Event) []byte {
-	b = append(b, `{"time":"`...)
-	b = e.Time.AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","level":"DEBUG","msg":"event","recv_ts":`...)
+	b = appendHeader(b, e.Time, slog.LevelDebug, MsgEvent)
+	b = append(b, `,"recv_ts":`...)
 	b = strconv.AppendInt(b, e.RecvTS, 10)
 	if e.AgentTS != 0 {
 		b = append(b, `,"agent_ts":`...)

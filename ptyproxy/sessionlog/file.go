@@ -200,8 +200,7 @@ func (l *File) loop() {
 		l.mu.Unlock()
 
 		if dropped > 0 {
-			note := fmt.Appendf(nil, `{"time":%q,"level":"WARN","msg":"log_dropped","records":%d}`+"\n", time.Now().Format(time.RFC3339Nano), dropped)
-			if l.write(note) == nil {
+			if l.write(encode(time.Now(), LogDropped{Records: dropped})) == nil {
 				l.mu.Lock()
 				l.dropped -= dropped
 				l.mu.Unlock()

@@ -31,7 +31,7 @@ type Timeline struct {
 	// Verdict is the hang or overdue reason, if the attempt ended so.
 	Verdict *Verdict   `json:"verdict,omitempty"`
 	Kills   []Entry    `json:"kills,omitempty"`
-	Exit    *Exit      `json:"exit,omitempty"`
+	Exit    *Ended     `json:"exit,omitempty"`
 	Stopped *StoppedAt `json:"stopped_at,omitempty"`
 }
 
@@ -63,8 +63,8 @@ type Verdict struct {
 	Reason watchdog.Reason `json:"reason"`
 }
 
-// Exit is how the attempt ended.
-type Exit struct {
+// Ended is how the attempt ended.
+type Ended struct {
 	At         Millis `json:"at_ms"`
 	AgentCode  *int   `json:"agent_code,omitempty"`
 	Signal     string `json:"signal,omitempty"`
@@ -90,27 +90,6 @@ type StoppedAt struct {
 	Error string `json:"error"`
 }
 
-// record is what inspect reads of a log record.
-type record struct {
-	Time    time.Time        `json:"time"`
-	Msg     string           `json:"msg"`
-	RecvTS  int64            `json:"recv_ts"`
-	Raw     string           `json:"raw"`
-	RawB64  []byte           `json:"raw_base64"`
-	Argv    []string         `json:"argv"`
-	Agent   string           `json:"agent"`
-	Reason  *watchdog.Reason `json:"reason"`
-	Signal  string           `json:"signal"`
-	Pids    []int            `json:"pids"`
-	Code    *int             `json:"code"`
-	Cause   string           `json:"cause"`
-	Status  *int             `json:"status"`
-	Message string           `json:"message"`
-	Why     string           `json:"why"`
-	Error   string           `json:"error"`
-	Partial bool             `json:"partial"`
-}
-
 // Read reads a session log into a timeline. A log that is cut short or
 // corrupt yields what could be read and where reading stopped.
 func Read(path string, gap time.Duration) (*Timeline, error) {
@@ -132,52 +111,66 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rec record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+			h, rec, jerr := Decode(line)
+			if jerr != nil {
 				t.Stopped = &StoppedAt{Line: n, Error: describeBad(line, err, jerr)}
 				break
 			}
 			if t.Start.IsZero() {
-				t.Start = rec.Time
+				t.Start = h.Time
 			}
-			at := Millis(rec.Time.Sub(t.Start))
-			end = rec.Time
-			switch rec.Msg {
-			case "command":
-				t.Argv, t.Agent = rec.Argv, rec.Agent
-			case "start":
-				t.Start = rec.Time
-			case "event":
+			at := Millis(h.Time.Sub(t.Start))
+			end = h.Time
+			switch r := rec.(type) {
+			case *Command:
+				t.Argv, t.Agent = r.Argv, r.Agent
+			case *Start:
+				t.Start = h.Time
+			case *EventLine:
 				lines++
-				recv := time.UnixMilli(rec.RecvTS)
-				if rec.RecvTS == 0 {
-					recv = rec.Time
+				recv := time.UnixMilli(r.RecvTS)
+				if r.RecvTS == 0 {
+					recv = h.Time
 				}
 				g := time.Duration(0)
 				if !last.IsZero() {
 					g = recv.Sub(last)
 				}
 				last = recv
-				t.event(Millis(recv.Sub(t.Start)), Millis(g), Millis(gap), rec, open)
-			case "stderr":
+				t.event(Millis(recv.Sub(t.Start)), Millis(g), Millis(gap), r, open)
+			case *Stderr:
 				stderr++
-			case "hang_detected", "exit_overdue":
-				if rec.Reason != nil {
-					t.Verdict = &Verdict{At: at, Kind: rec.Msg, Reason: *rec.Reason}
-				}
-			case "kill":
-				t.Kills = append(t.Kills, Entry{At: at, What: rec.Signal, Detail: targets(rec.Pids)})
-			case "agent_exited":
-				t.exit(at).AgentCode, t.exit(at).Signal = rec.Code, rec.Signal
-			case "exit":
+			case *HangDetected:
+				t.Verdict = &Verdict{At: at, Kind: h.Msg, Reason: r.Reason}
+			case *ExitOverdue:
+				t.Verdict = &Verdict{At: at, Kind: h.Msg, Reason: r.Reason}
+			case *Kill:
+				t.Kills = append(t.Kills, Entry{At: at, What: r.Signal, Detail: targets(r.Pids)})
+			case *AgentExited:
+				code := r.Code
+				t.exit(at).AgentCode, t.exit(at).Signal = &code, r.Signal
+			case *Exit:
 				e := t.exit(at)
-				e.Cause, e.Status = rec.Cause, rec.Status
-			case "warning", "config_reloaded", "config_error", "downstream_closed", "leftovers", "on_hang", "on_hang_failed", "log_dropped", "restart":
-				detail := rec.Message + rec.Why
-				if detail == "" {
-					detail = rec.Error
-				}
-				t.Notes = append(t.Notes, Entry{At: at, What: rec.Msg, Detail: detail})
+				status := r.Status
+				e.Cause, e.Status = r.Cause, &status
+			case *Warning:
+				t.note(at, h.Msg, r.Message)
+			case *ConfigReloaded:
+				t.note(at, h.Msg, reloadWords(r))
+			case *ConfigError:
+				t.note(at, h.Msg, r.Error)
+			case *DownstreamClosed:
+				t.note(at, h.Msg, r.Error)
+			case *Leftovers:
+				t.note(at, h.Msg, r.Message)
+			case *OnHang:
+				t.note(at, h.Msg, r.Command)
+			case *OnHangFailed:
+				t.note(at, h.Msg, r.Error)
+			case *LogDropped:
+				t.note(at, h.Msg, fmt.Sprintf("%d records", r.Records))
+			case *Restart:
+				t.note(at, h.Msg, r.Why)
 			}
 		}
 		if err != nil {
@@ -198,6 +191,18 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 	return t
 }
 
+func (t *Timeline) note(at Millis, what, detail string) {
+	t.Notes = append(t.Notes, Entry{At: at, What: what, Detail: detail})
+}
+
+func reloadWords(r *ConfigReloaded) string {
+	var words []string
+	for _, c := range r.Changed {
+		words = append(words, c.Key+" "+c.Old+" → "+c.New)
+	}
+	return strings.Join(words, ", ")
+}
+
 func describeBad(line []byte, readErr, jsonErr error) string {
 	if readErr == io.EOF {
 		return "the last record is cut short (the log was being written or the disk filled)"
@@ -205,9 +210,9 @@ func describeBad(line []byte, readErr, jsonErr error) string {
 	return "not a log record: " + jsonErr.Error()
 }
 
-func (t *Timeline) exit(at Millis) *Exit {
+func (t *Timeline) exit(at Millis) *Ended {
 	if t.Exit == nil {
-		t.Exit = &Exit{At: at}
+		t.Exit = &Ended{At: at}
 	}
 	return t.Exit
 }
@@ -226,12 +231,8 @@ func targets(pids []int) string {
 
 // event adds one output line: runs of events of one type and subtype that
 // involve no tool call fold into one entry, unless a long gap splits them.
-func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int) {
-	raw := []byte(rec.Raw)
-	if rec.RawB64 != nil {
-		raw = rec.RawB64
-		rec.Raw = string(raw)
-	}
+func (t *Timeline) event(at, g, gapMark Millis, rec *EventLine, open map[string]int) {
+	raw := rec.Text()
 	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
 	what := ev.Label()
 	if ev.Type == "system" && ev.Subtype == "init" {
@@ -261,7 +262,7 @@ func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int)
 		}
 	}
 	if ev.NotJSON {
-		detail = fmt.Sprintf("%q", truncateText(rec.Raw, 60))
+		detail = fmt.Sprintf("%q", truncateText(string(raw), 60))
 	}
 	if n := len(t.Entries); n > 0 && detail == "" && g < gapMark {
 		if prev := &t.Entries[n-1]; prev.What == what && prev.Detail == "" {

@@ -2,8 +2,10 @@ package sessionlog
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 )
@@ -173,4 +175,55 @@ func (rw redactWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Handler returns h behind redaction: every record's message and
+// attribute values are masked before h sees them.
+func (r *Redactor) Handler(h slog.Handler) slog.Handler { return redactHandler{r, h} }
+
+type redactHandler struct {
+	r *Redactor
+	h slog.Handler
+}
+
+func (rh redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return rh.h.Enabled(ctx, l) }
+
+func (rh redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	out := slog.NewRecord(rec.Time, rec.Level, rh.text(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(rh.attr(a))
+		return true
+	})
+	return rh.h.Handle(ctx, out)
+}
+
+func (rh redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	masked := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		masked[i] = rh.attr(a)
+	}
+	return redactHandler{rh.r, rh.h.WithAttrs(masked)}
+}
+
+func (rh redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{rh.r, rh.h.WithGroup(name)}
+}
+
+func (rh redactHandler) text(s string) string { return string(rh.r.Redact([]byte(s))) }
+
+// attr masks a value that can hold text; numbers, times and the like pass.
+func (rh redactHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString, slog.KindAny:
+		return slog.String(a.Key, rh.text(v.String()))
+	case slog.KindGroup:
+		group := v.Group()
+		masked := make([]any, len(group))
+		for i, g := range group {
+			masked[i] = rh.attr(g)
+		}
+		return slog.Group(a.Key, masked...)
+	}
+	return a
 }

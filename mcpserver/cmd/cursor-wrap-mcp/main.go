@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sync/atomic"
 	"syscall"
@@ -22,19 +21,7 @@ import (
 
 	"cursor-wrap/mcpserver"
 	"cursor-wrap/ptyproxy"
-	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/shellhook"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
-)
-
-// Exit statuses, as the wrapper command's.
-const (
-	exitUsage      = 2
-	exitWrapper    = 125
-	exitNotExec    = 126
-	exitNotFound   = 127
-	exitSignalBase = 128
+	"cursor-wrap/ptyproxy/job"
 )
 
 func main() {
@@ -55,7 +42,7 @@ func run(args []string) int {
 	configPath := fs.String("config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
 	settings := map[string]string{}
 	for _, key := range []string{"log_dir", "agent_bin", "log_level"} {
-		s, _ := watchdog.Lookup(key)
+		s, _ := job.Lookup(key)
 		fs.Func(s.Flag(), s.Doc, func(v string) error { settings[key] = v; return nil })
 	}
 	const usageLine = "usage: cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]"
@@ -65,42 +52,31 @@ func run(args []string) int {
 		fs.PrintDefaults()
 		return 0
 	} else if err != nil || fs.NArg() > 0 {
-		return fail(exitUsage, usageLine)
+		return fail(job.ExitUsage, "%v\n%s", err, usageLine)
 	}
-	cfg, _, path, err := watchdog.Load(*configPath, settings)
+	live, err := job.LoadLive(*configPath, settings)
 	if err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
-	// The wrapper, installed beside this binary, is what must never be
-	// taken for the agent (a cursor-agent symlink to it on PATH).
-	self, _ := os.Executable()
-	self = filepath.Join(filepath.Dir(self), "cursor-wrap")
-	agents := &mcpAgents{self: self}
-	agents.cfg.Store(&cfg)
 	// A server that cannot run its agent says so at start, as the wrapper
 	// command does, not at the first call.
-	if _, _, err := agents.configured(cfg); err != nil {
-		if errors.Is(err, shellhook.ErrNotExecutable) {
-			return fail(exitNotExec, "%v", err)
-		}
-		return fail(exitNotFound, "%v", err)
+	if _, err := job.Resolve(live.Config(), job.Request{Alias: true, Wrapper: job.WrapperBeside()}); err != nil {
+		return fail(job.StartStatus(err), "%v", err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return fail(exitWrapper, "%v", err)
+		return fail(job.ExitWrapper, "%v", err)
 	}
 	out, err := mcpStdout()
 	if err != nil {
-		return fail(exitWrapper, "mcp: %v", err)
+		return fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	// A client gone is a write error, not a SIGPIPE; INT, TERM and HUP
 	// stop the server.
 	sigs := ptyproxy.Signals()
 
-	level := new(slog.LevelVar)
-	level.Set(levelOf(cfg.LogLevel))
-	console := sessionlog.NewConsole(os.Stderr, false, nil)
-	diag := slog.New(console.Handler(level, sessionlog.NewRedactor(nil, os.Environ())))
-	srv := mcpserver.New(mcpserver.Options{Config: cfg, Prepare: agents.prepare, Console: console, Level: level, Version: version()})
+	console := job.Diagnostics(os.Stderr, live.Level())
+	diag := slog.New(console)
+	srv := mcpserver.New(mcpserver.Options{Live: live, Console: console, Version: version()})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -114,18 +90,14 @@ func run(args []string) int {
 		case <-ctx.Done():
 		}
 	}()
-	if w, err := watchdog.NewWatcher(path, func(msg string) { diag.Debug(msg) }); err != nil {
-		diag.Debug("config changes will not be noticed: " + err.Error())
-	} else {
-		go w.Run(ctx, func() { agents.reload(path, settings, srv, level, diag) })
-	}
-	diag.Info("mcp: serving on stdio", "config", path, "log_dir", cfg.LogDir)
+	live.Watch(ctx, diag)
+	diag.Info("mcp: serving on stdio", "config", live.Path(), "log_dir", live.Config().LogDir)
 	err = srv.Serve(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: out})
 	if sig, ok := got.Load().(syscall.Signal); ok {
-		return exitSignalBase + int(sig)
+		return job.ExitSignalBase + int(sig)
 	}
 	if err != nil {
-		return fail(exitWrapper, "mcp: %v", err)
+		return fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	return 0
 }
@@ -150,97 +122,4 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
-}
-
-// mcpAgents turns run_agent calls into agent command lines, exactly as the
-// wrapper command's direct mode does, with the configuration in force.
-type mcpAgents struct {
-	self string
-	cfg  atomic.Pointer[watchdog.Config]
-}
-
-// prepare is the server's Prepare.
-func (m *mcpAgents) prepare(l mcpserver.Launch) (mcpserver.Command, error) {
-	cfg := *m.cfg.Load()
-	profile, bin, err := m.agent(cfg, l.Agent)
-	if err != nil {
-		return mcpserver.Command{}, err
-	}
-	env, err := shellhook.ChildEnv(os.Environ())
-	if err != nil {
-		return mcpserver.Command{}, err
-	}
-	model := l.Model
-	if model == "" && profile == stream.Cursor {
-		model = "auto" // As the wrapper's --model; other agents keep their own default.
-	}
-	args := profile.Headless([]string{l.Prompt}, stream.Direct{Model: model, Workspace: l.Workspace, Force: true})
-	if l.Resume != "" {
-		if !profile.CanResume() {
-			return mcpserver.Command{}, fmt.Errorf("%w: %s cannot resume a session by id", mcpserver.ErrInvalid, profile.Name)
-		}
-		args = profile.Resume(args, l.Resume, l.Prompt)
-	}
-	cmd := mcpserver.Command{Agent: profile.Name, Path: bin, Args: args, Env: env, Parse: profile.Parse}
-	if profile.ModeOf(args) != stream.Events {
-		cmd.Parse = nil
-	}
-	return cmd, nil
-}
-
-// agent resolves a call's agent: the configured one (agent, agent_bin)
-// when the call names none or names that one; another agent by its own
-// binaries on PATH.
-func (m *mcpAgents) agent(cfg watchdog.Config, name string) (*stream.Profile, string, error) {
-	if name == "" || name == cfg.Agent {
-		return m.configured(cfg)
-	}
-	if cfg.Agent == "" {
-		if p, bin, err := m.configured(cfg); err == nil && p.Name == name {
-			return p, bin, nil
-		}
-	}
-	profile, err := stream.ProfileNamed(name)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", mcpserver.ErrInvalid, err)
-	}
-	names, err := shellhook.Binaries(profile.Name, "")
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", mcpserver.ErrInvalid, err)
-	}
-	bin, err := shellhook.Resolve(names, "", m.self, os.Getenv("PATH"))
-	return profile, bin, err
-}
-
-// configured resolves the configured agent as the wrapper command does.
-func (m *mcpAgents) configured(cfg watchdog.Config) (*stream.Profile, string, error) {
-	name, bin, err := shellhook.FindAgent(cfg.Agent, "", cfg.AgentBin, m.self, os.Getenv("PATH"))
-	if err != nil {
-		return nil, "", err
-	}
-	profile, err := stream.ProfileNamed(name)
-	return profile, bin, err
-}
-
-// reload re-reads the config file after a change, as the wrapper command
-// does: valid, the server and its running agents get it at once; invalid,
-// the last good values stay. Either way one line on stderr says so.
-func (m *mcpAgents) reload(path string, settings map[string]string, srv *mcpserver.Server, level *slog.LevelVar, diag *slog.Logger) {
-	cfg, changes, pinned, err := watchdog.Reload(*m.cfg.Load(), path, settings)
-	switch {
-	case err != nil:
-		diag.Warn("config not reloaded, keeping the last good values: " + err.Error())
-		srv.ConfigError(err)
-	case len(changes) > 0 || len(pinned) > 0:
-		diag.Info("config reloaded: " + watchdog.Summary(changes, pinned))
-		m.cfg.Store(&cfg)
-		level.Set(levelOf(cfg.LogLevel))
-		srv.SetConfig(cfg, changes, pinned)
-	}
-}
-
-func levelOf(name string) slog.Level {
-	var l slog.Level
-	_ = l.UnmarshalText([]byte(name)) // Validated with the config.
-	return l
 }

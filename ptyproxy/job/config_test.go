@@ -1,4 +1,4 @@
-package watchdog
+package job
 
 import (
 	"errors"
@@ -62,7 +62,7 @@ max_concurrent = 8
 			t.Errorf("%s = %s from %s, want %s from %s", tc.key, v, src, tc.value, tc.src)
 		}
 	}
-	if th := c.Thresholds(); th.ToolTimeouts["shellToolCall"] != 20*time.Minute || th.IdleTimeout != 90*time.Second {
+	if th := c.Thresholds; th.ToolTimeouts["shellToolCall"] != 20*time.Minute || th.IdleTimeout != 90*time.Second {
 		t.Errorf("thresholds %+v", th)
 	}
 }
@@ -73,24 +73,29 @@ func TestConfigErrors(t *testing.T) {
 		name, text string
 		flags      map[string]string
 		want       string
+		env        []string
 	}{
-		{"unknown key names its line", "idle_timeout = \"5s\"\n\nidle_timout = \"5s\"\n", nil, `:3: unknown key "idle_timout"`},
-		{"unknown mcp key", "[mcp]\nmax_concurent = 3\n", nil, `:2: unknown key "max_concurent" in [mcp]`},
-		{"syntax", "idle_timeout = \n", nil, ":1:"},
-		{"not a duration", "tool_grace = \"5 minutes\"\n", nil, `:1: tool_grace: "5 minutes" is not a duration`},
-		{"number for a duration", "tool_grace = 5\n", nil, `:1: tool_grace: want a duration in quotes`},
-		{"string for a number", "restarts = \"2\"\n", nil, `:1: restarts: want a whole number`},
-		{"bad tool timeout", "[tool_timeouts]\n\nshellToolCall = 5\n", nil, `:3: tool_timeouts.shellToolCall`},
-		{"negative", "exit_grace = \"-1s\"\n", nil, "exit_grace: -1s is negative"},
-		{"zero tick", "tick_interval = \"0s\"\n", nil, "tick_interval: must be more than 0"},
-		{"kill grace cap", "", map[string]string{"kill_grace": "2m"}, "kill_grace: 2m0s is more than 1m"},
-		{"log level", "log_level = \"loud\"\n", nil, `log_level: "loud" is not`},
-		{"bad flag", "", map[string]string{"idle_timeout": "soon"}, `--idle-timeout: idle_timeout: "soon"`},
-		{"mcp bounds", "[mcp]\nmin_idle_timeout = \"1h\"\n", nil, "[mcp]: each minimum"},
+		{"unknown key names its line", "idle_timeout = \"5s\"\n\nidle_timout = \"5s\"\n", nil, `:3: unknown key "idle_timout"`, nil},
+		{"unknown mcp key", "[mcp]\nmax_concurent = 3\n", nil, `:2: unknown key "max_concurent" in [mcp]`, nil},
+		{"syntax", "idle_timeout = \n", nil, ":1:", nil},
+		{"not a duration", "tool_grace = \"5 minutes\"\n", nil, `:1: tool_grace: "5 minutes" is not a duration`, nil},
+		{"number for a duration", "tool_grace = 5\n", nil, `:1: tool_grace: want a duration in quotes`, nil},
+		{"string for a number", "restarts = \"2\"\n", nil, `:1: restarts: want a whole number`, nil},
+		{"bad tool timeout", "[tool_timeouts]\n\nshellToolCall = 5\n", nil, `:3: tool_timeouts.shellToolCall`, nil},
+		{"negative", "exit_grace = \"-1s\"\n", nil, "exit_grace: -1s is negative", nil},
+		{"zero tick", "tick_interval = \"0s\"\n", nil, "tick_interval: must be more than 0", nil},
+		{"kill grace cap", "", map[string]string{"kill_grace": "2m"}, "--kill-grace 2m: 2m0s is more than 1m", nil},
+		{"log level", "log_level = \"loud\"\n", nil, `log_level: "loud" is not`, nil},
+		{"bad flag", "", map[string]string{"idle_timeout": "soon"}, `--idle-timeout: "soon" is not a duration`, nil},
+		{"negative flag", "", map[string]string{"idle_timeout": "-1s"}, `--idle-timeout -1s: -1s is negative`, nil},
+		{"mcp bounds", "[mcp]\nmin_idle_timeout = \"1h\"\n", nil, ":2: mcp.min_idle_timeout: must be positive and no more than max_idle_timeout", nil},
+		{"negative env", "", nil, "$CURSOR_WRAP_TOOL_GRACE=-5s: -5s is negative", []string{"CURSOR_WRAP_TOOL_GRACE=-5s"}},
+		{"bad env", "", nil, `$CURSOR_WRAP_RESTARTS: "two" is not a whole number`, []string{"CURSOR_WRAP_RESTARTS=two"}},
+		{"unknown key suggests", "idle_timout = \"5s\"\n", nil, `(did you mean "idle_timeout"?)`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := build(t, tc.text, nil, tc.flags)
+			_, err := build(t, tc.text, tc.env, tc.flags)
 			if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
@@ -142,11 +147,27 @@ func TestDiffAndPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	changes, pinned := Diff(old, cfg, f)
-	if len(changes) != 1 || changes[0] != (Change{"idle_timeout", "30s", "1s"}) {
+	if len(changes) != 1 || changes[0] != (Change{Key: "idle_timeout", Old: "30s", New: "1s"}) {
 		t.Errorf("changes %v", changes)
 	}
-	if len(pinned) != 1 || pinned[0] != "kill_grace (flag)" || cfg.KillGrace != 4*time.Second {
+	if len(pinned) != 1 || pinned[0] != "kill_grace = 9s in the file, held at 4s by the flag" || cfg.KillGrace != 4*time.Second {
 		t.Errorf("pinned %v, kill_grace %v", pinned, cfg.KillGrace)
+	}
+}
+
+// TestDiffSamePinned: a file that sets a key to the value a flag pins
+// (agent = "cursor" beside the shell function's --agent cursor) is no news.
+func TestDiffSamePinned(t *testing.T) {
+	t.Parallel()
+	flags := map[string]string{"agent": "cursor"}
+	path := writeConfig(t, "agent = \"cursor\"\nidle_timeout = \"30s\"\n")
+	f, _ := ReadFile(path)
+	old, err := Build(f, nil, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changes, pinned := Diff(old, old, f); len(changes)+len(pinned) != 0 {
+		t.Errorf("changes %v, pinned %v", changes, pinned)
 	}
 }
 

@@ -1,0 +1,342 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"cursor-wrap/watchdog"
+)
+
+// Config is the wrapper's whole configuration: the watchdog's thresholds
+// and the settings around them. It is built from defaults, the config
+// file, the environment and flags, in that order of precedence.
+type Config struct {
+	watchdog.Thresholds
+
+	TickInterval  time.Duration
+	KillGrace     time.Duration
+	Restarts      int
+	RestartPrompt string
+	LogDir        string
+	LogLevel      string
+	LogKeep       int
+	Status        bool
+	OnHang        string
+	Agent         string
+	AgentBin      string
+	MCP           MCPConfig
+
+	sources map[string]Source
+}
+
+// MCPConfig is the [mcp] table: the MCP server's bounds on what a caller
+// may ask for.
+type MCPConfig struct {
+	MinIdleTimeout time.Duration
+	MaxIdleTimeout time.Duration
+	MinHardTimeout time.Duration
+	MaxHardTimeout time.Duration
+	MaxConcurrent  int
+}
+
+// Source says where a setting's value came from.
+type Source string
+
+const (
+	FromDefault Source = "default"
+	FromFile    Source = "file"
+	FromEnv     Source = "env"
+	FromFlag    Source = "flag"
+)
+
+// A Setting is one key of the config file. Each top-level one also has a
+// flag (--idle-timeout) and an environment variable
+// (CURSOR_WRAP_IDLE_TIMEOUT).
+type Setting struct {
+	Key   string
+	Doc   string
+	field func(*Config) any // pointer to the Config field
+}
+
+// Flag returns the setting's command-line flag name, without dashes.
+func (s Setting) Flag() string { return strings.ReplaceAll(s.Key, "_", "-") }
+
+// Env returns the setting's environment variable.
+func (s Setting) Env() string { return EnvPrefix + strings.ToUpper(s.Key) }
+
+// EnvPrefix starts every environment variable of the wrapper.
+const EnvPrefix = "CURSOR_WRAP_"
+
+// IsBool reports whether the setting takes no value as a flag.
+func (s Setting) IsBool() bool {
+	_, ok := s.field(&Config{}).(*bool)
+	return ok
+}
+
+// Settings lists every top-level setting in the order config --init
+// documents them.
+var Settings = []Setting{
+	{"idle_timeout", "longest silence with no tool call running", func(c *Config) any { return &c.IdleTimeout }},
+	{"tool_grace", "extra time a tool call gets past the timeout it declared", func(c *Config) any { return &c.ToolGrace }},
+	{"tick_interval", "longest wait between two checks (deadlines are also timed exactly)", func(c *Config) any { return &c.TickInterval }},
+	{"kill_grace", "from SIGTERM to SIGKILL (at most 1m)", func(c *Config) any { return &c.KillGrace }},
+	{"exit_grace", "after the result, how long the agent may stay silent before it is stopped (still a success)", func(c *Config) any { return &c.ExitGrace }},
+	{"hard_timeout", "wall-clock cap on one attempt, 0 for none", func(c *Config) any { return &c.HardTimeout }},
+	{"warn_before", "warn this long before a hang kill, 0 for never", func(c *Config) any { return &c.WarnBefore }},
+	{"max_silence", "longest silence tolerated on activity evidence alone", func(c *Config) any { return &c.MaxSilence }},
+	{"activity_probe", "read the agent's CPU time and bytes read as evidence of life", func(c *Config) any { return &c.ActivityProbe }},
+	{"activity_cpu_floor", "CPU use, in cores, above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityCPUFloor }},
+	{"activity_read_floor", "bytes read per second above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityReadFloor }},
+	{"restarts", "after a hang kill, run again with --resume up to this many times", func(c *Config) any { return &c.Restarts }},
+	{"restart_prompt", "the prompt a resumed attempt gets", func(c *Config) any { return &c.RestartPrompt }},
+	{"log_dir", "where session logs go", func(c *Config) any { return &c.LogDir }},
+	{"log_level", "console level: debug, info, warn or error", func(c *Config) any { return &c.LogLevel }},
+	{"log_keep", "session logs kept; older ones are removed at start (0 keeps all)", func(c *Config) any { return &c.LogKeep }},
+	{"status", "draw a live status line on stderr when it is a terminal", func(c *Config) any { return &c.Status }},
+	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
+	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
+	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
+}
+
+// ToolTimeoutsKey is the table of per-kind budgets for tool calls that
+// declare no timeout.
+const ToolTimeoutsKey = "tool_timeouts"
+
+// MCPKey is the table of the MCP server's settings.
+const MCPKey = "mcp"
+
+// MCPSettings are the keys of the [mcp] table. They have no flags.
+var MCPSettings = []Setting{
+	{"min_idle_timeout", "the shortest idle_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MinIdleTimeout }},
+	{"max_idle_timeout", "the longest idle_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MaxIdleTimeout }},
+	{"min_hard_timeout", "the shortest hard_timeout a caller may ask for", func(c *Config) any { return &c.MCP.MinHardTimeout }},
+	{"max_hard_timeout", "the longest hard_timeout a caller may ask for (and the default when it asks for none)", func(c *Config) any { return &c.MCP.MaxHardTimeout }},
+	{"max_concurrent", "agents run at once; further calls wait", func(c *Config) any { return &c.MCP.MaxConcurrent }},
+}
+
+func lookupIn(settings []Setting, key string) (Setting, bool) {
+	i := slices.IndexFunc(settings, func(s Setting) bool { return s.Key == key })
+	if i < 0 {
+		return Setting{}, false
+	}
+	return settings[i], true
+}
+
+// Lookup returns the top-level setting for a key.
+func Lookup(key string) (Setting, bool) { return lookupIn(Settings, key) }
+
+// DefaultConfig returns the built-in configuration.
+func DefaultConfig() Config {
+	home, _ := os.UserHomeDir()
+	return Config{
+		Thresholds:    watchdog.DefaultThresholds(),
+		TickInterval:  5 * time.Second,
+		KillGrace:     5 * time.Second,
+		RestartPrompt: "continue",
+		LogDir:        filepath.Join(home, ".cursor-wrap", "logs"),
+		LogLevel:      "info",
+		LogKeep:       200,
+		MCP: MCPConfig{
+			MinIdleTimeout: 10 * time.Second,
+			MaxIdleTimeout: 30 * time.Minute,
+			MinHardTimeout: time.Minute,
+			MaxHardTimeout: 4 * time.Hour,
+			MaxConcurrent:  4,
+		},
+	}
+}
+
+// Source returns where a key's value came from.
+func (c *Config) Source(key string) Source {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	return FromDefault
+}
+
+// setting returns the setting of a key, the [mcp] table's as "mcp.KEY".
+func setting(key string) (Setting, bool) {
+	if sub, ok := strings.CutPrefix(key, MCPKey+"."); ok {
+		return lookupIn(MCPSettings, sub)
+	}
+	return Lookup(key)
+}
+
+// Value returns a key's value as the config file would write it.
+func (c *Config) Value(key string) string {
+	if key == ToolTimeoutsKey {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(c.ToolTimeouts)) {
+			parts = append(parts, k+" = "+strconv.Quote(c.ToolTimeouts[k].String()))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	s, ok := setting(key)
+	if !ok {
+		return ""
+	}
+	switch p := s.field(c).(type) {
+	case *time.Duration:
+		return p.String()
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	case *string:
+		return *p
+	}
+	return ""
+}
+
+// set parses a value given as text (a flag or an environment variable).
+// The error says what is wrong with the value; the caller says where the
+// value was written.
+func (c *Config) set(s Setting, text string, src Source) error {
+	switch p := s.field(c).(type) {
+	case *time.Duration:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration like 90s or 5m", text)
+		}
+		*p = d
+	case *bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", text)
+		}
+		*p = b
+	case *int:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", text)
+		}
+		*p = n
+	case *float64:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", text)
+		}
+		*p = f
+	case *string:
+		*p = text
+	}
+	c.mark(s.Key, src)
+	return nil
+}
+
+func (c *Config) mark(key string, src Source) {
+	if c.sources == nil {
+		c.sources = map[string]Source{}
+	}
+	c.sources[key] = src
+}
+
+// setTOML sets a value decoded from the config file.
+func (c *Config) setTOML(s Setting, v any) error {
+	switch p := s.field(c).(type) {
+	case *time.Duration:
+		text, ok := v.(string)
+		if !ok {
+			return errors.New("want a duration in quotes, like \"90s\"")
+		}
+		return c.set(s, text, FromFile)
+	case *bool:
+		b, ok := v.(bool)
+		if !ok {
+			return errors.New("want true or false")
+		}
+		*p = b
+	case *int:
+		n, ok := v.(int64)
+		if !ok {
+			return errors.New("want a whole number")
+		}
+		*p = int(n)
+	case *float64:
+		switch n := v.(type) {
+		case int64:
+			*p = float64(n)
+		case float64:
+			*p = n
+		default:
+			return errors.New("want a number")
+		}
+	case *string:
+		text, ok := v.(string)
+		if !ok {
+			return errors.New("want a string in quotes")
+		}
+		*p = text
+	}
+	c.mark(s.Key, FromFile)
+	return nil
+}
+
+// Validate checks each value; the error joins a *watchdog.InvalidError per
+// bad value, keyed by its config key, so that Build can say where the
+// value was written.
+func (c *Config) Validate() error {
+	errs := []error{c.Thresholds.Validate()}
+	bad := func(key, format string, a ...any) {
+		errs = append(errs, &watchdog.InvalidError{Key: key, Problem: fmt.Sprintf(format, a...)})
+	}
+	switch {
+	case c.TickInterval < 0:
+		bad("tick_interval", "%v is negative", c.TickInterval)
+	case c.TickInterval == 0:
+		bad("tick_interval", "must be more than 0")
+	}
+	switch {
+	case c.KillGrace < 0:
+		bad("kill_grace", "%v is negative", c.KillGrace)
+	case c.KillGrace > time.Minute:
+		bad("kill_grace", "%v is more than 1m", c.KillGrace)
+	}
+	if c.Restarts < 0 || c.Restarts > 100 {
+		bad("restarts", "%d is not between 0 and 100", c.Restarts)
+	}
+	if c.LogKeep < 0 {
+		bad("log_keep", "%d is negative", c.LogKeep)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level", "%q is not debug, info, warn or error", c.LogLevel)
+	}
+	if c.LogDir == "" {
+		bad("log_dir", "must not be empty")
+	}
+	m := c.MCP
+	if m.MinIdleTimeout <= 0 || m.MinIdleTimeout > m.MaxIdleTimeout {
+		bad("mcp.min_idle_timeout", "must be positive and no more than max_idle_timeout (%v)", m.MaxIdleTimeout)
+	}
+	if m.MinHardTimeout <= 0 || m.MinHardTimeout > m.MaxHardTimeout {
+		bad("mcp.min_hard_timeout", "must be positive and no more than max_hard_timeout (%v)", m.MaxHardTimeout)
+	}
+	if m.MaxConcurrent < 1 {
+		bad("mcp.max_concurrent", "%d is less than 1", m.MaxConcurrent)
+	}
+	return errors.Join(errs...)
+}
+
+// Keys lists every key, the [mcp] table's as "mcp.KEY".
+func Keys() []string {
+	out := make([]string, 0, len(Settings)+1+len(MCPSettings))
+	for _, s := range Settings {
+		out = append(out, s.Key)
+	}
+	out = append(out, ToolTimeoutsKey)
+	for _, s := range MCPSettings {
+		out = append(out, MCPKey+"."+s.Key)
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"time"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/sessionlog"
+)
+
+// OnHangTimeout bounds an on_hang command.
+const OnHangTimeout = 10 * time.Second
+
+// onHang runs the on_hang command, if one is set, for an attempt that
+// hung: the hang record on its stdin, redacted, and CURSOR_WRAP_LOG,
+// CURSOR_WRAP_SESSION_ID and CURSOR_WRAP_EXIT in its environment, for at
+// most OnHangTimeout. Its failure is logged; it never changes the exit
+// status.
+func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
+	if command == "" {
+		return
+	}
+	record, _ := json.Marshal(map[string]any{
+		"time": res.Ended, "msg": sessionlog.MsgHangDetected, "session_id": res.SessionID,
+		"attempt": res.Attempts, "log": res.LogPath, "reason": res.Reason,
+	})
+	env := append(os.Environ(),
+		"CURSOR_WRAP_LOG="+res.LogPath,
+		"CURSOR_WRAP_SESSION_ID="+res.SessionID,
+		"CURSOR_WRAP_EXIT="+strconv.Itoa(Status(res.Outcome)))
+	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
+	defer cancel()
+	output, err := ptyproxy.RunHook(ctx, command, j.redact.Redact(append(record, '\n')), env)
+	if err != nil {
+		rec.Write(sessionlog.OnHangFailed{Command: command, Error: err.Error(), Output: string(output)})
+		j.console.Warn("on_hang command failed: " + err.Error())
+		return
+	}
+	rec.Write(sessionlog.OnHang{Command: command, Output: string(output)})
+}

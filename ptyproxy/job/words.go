@@ -1,0 +1,53 @@
+package job
+
+import (
+	"fmt"
+	"time"
+
+	"cursor-wrap/ptyproxy"
+)
+
+// Summary is the line that says how a run ended, for the console.
+func Summary(r Result) string {
+	out := r.Outcome
+	s := fmt.Sprintf("session %s %s after %s", orNone(out.SessionID), outcomeWords(out), out.Ended.Sub(out.Started).Round(time.Millisecond))
+	s += fmt.Sprintf("; %d tool calls; longest silence %s", out.ToolCalls, out.LongestSilence.Round(time.Millisecond))
+	if len(out.SilenceOpen) > 0 {
+		c := out.SilenceOpen[0]
+		s += fmt.Sprintf(" (during %s %q)", c.Kind, c.Command)
+	}
+	if r.LogPath != "" {
+		s += "; log " + r.LogPath
+	}
+	return s
+}
+
+// outcomeWords says in a few words how an attempt ended.
+func outcomeWords(out ptyproxy.Outcome) string {
+	switch out.Cause {
+	case ptyproxy.Hung:
+		return "hung (" + out.Reason.Kind + ") and was killed"
+	case ptyproxy.Overdue:
+		return "answered, did not exit, and was stopped"
+	case ptyproxy.Interrupted:
+		return "was interrupted by " + out.Signal.String()
+	case ptyproxy.Downstream:
+		return "was stopped because stdout closed"
+	case ptyproxy.Cancelled:
+		return "was cancelled"
+	}
+	switch {
+	case out.ExitSignal != 0:
+		return "was killed by " + out.ExitSignal.String()
+	case !out.Done:
+		return fmt.Sprintf("exited %d without a result", out.ExitCode)
+	}
+	return fmt.Sprintf("finished (exit %d)", out.ExitCode)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no id)"
+	}
+	return s
+}
