@@ -3,6 +3,7 @@ package stream
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -19,7 +20,8 @@ import (
 var Claude = &Profile{
 	Name:          "claude",
 	Binaries:      []string{"claude"},
-	Parse:         func(l Line) Event { return parseWith(l, readClaude) },
+	Parse:         func(l Line) Event { return parseWith(l, readClaude, claudeErrors) },
+	errors:        claudeErrors,
 	valueFlags:    []string{"--model", "--output-format", "--input-format", "--resume", "-r", "--session-id", "--permission-mode", "--append-system-prompt", "--system-prompt", "--max-turns", "--fallback-model", "--settings", "--agents"},
 	variadicFlags: []string{"--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config", "--tools", "--betas"},
 	printFlags:    []string{"-p", "--print"},
@@ -38,7 +40,8 @@ var Claude = &Profile{
 var Codex = &Profile{
 	Name:          "codex",
 	Binaries:      []string{"codex"},
-	Parse:         func(l Line) Event { return parseWith(l, readCodex) },
+	Parse:         func(l Line) Event { return parseWith(l, readCodex, codexErrors) },
+	errors:        codexErrors,
 	subcommand:    []string{"exec", "e"},
 	valueFlags:    []string{"-m", "--model", "-c", "--config", "-C", "--cd", "-s", "--sandbox", "-a", "--ask-for-approval", "-p", "--profile", "-o", "--output-last-message", "--output-schema", "--color", "--enable", "--disable", "--add-dir"},
 	variadicFlags: []string{"-i", "--image"},
@@ -54,7 +57,8 @@ var Codex = &Profile{
 var Gemini = &Profile{
 	Name:          "gemini",
 	Binaries:      []string{"gemini"},
-	Parse:         func(l Line) Event { return parseWith(l, readGemini) },
+	Parse:         func(l Line) Event { return parseWith(l, readGemini, geminiErrors) },
+	errors:        geminiErrors,
 	valueFlags:    []string{"-p", "--prompt", "-m", "--model", "-o", "--output-format", "-r", "--resume", "--approval-mode", "--session-id", "--session-file", "-i", "--prompt-interactive"},
 	variadicFlags: []string{"--include-directories", "--allowed-tools", "--extensions", "-e", "--allowed-mcp-server-names"},
 	printFlags:    []string{"-p", "--prompt"},
@@ -71,7 +75,8 @@ var Gemini = &Profile{
 var OpenCode = &Profile{
 	Name:          "opencode",
 	Binaries:      []string{"opencode"},
-	Parse:         func(l Line) Event { return parseWith(l, readOpenCode) },
+	Parse:         func(l Line) Event { return parseWith(l, readOpenCode, openCodeErrors) },
+	errors:        openCodeErrors,
 	subcommand:    []string{"run"},
 	valueFlags:    []string{"-m", "--model", "-s", "--session", "--format", "--title", "--dir", "--variant", "--agent", "--file", "-f", "--attach", "--port"},
 	formatFlags:   []string{"--format"},
@@ -82,14 +87,19 @@ var OpenCode = &Profile{
 }
 
 // parseWith runs an agent's line reader and settles what every parser
-// shares: whether the line was JSON, and what a cut line still says.
-func parseWith(l Line, read func(*scanner, *Event)) Event {
+// shares: whether the line was JSON, what a cut line still says, and
+// whether the line reports an error. read returns the text of the error
+// its event reports, "" if none.
+func parseWith(l Line, read func(*scanner, *Event) string, errs *errorTable) Event {
 	var ev Event
+	var errText string
 	s := scanner{b: l.Text}
 	if s.enter() {
-		read(&s, &ev)
+		errText = read(&s, &ev)
 	}
-	return settle(l, &s, ev)
+	ev = settle(l, &s, ev)
+	errs.eventError(&ev, errText, l.Text)
+	return ev
 }
 
 // settle finishes a parse: trailing bytes make a line not JSON, and a line
@@ -197,7 +207,14 @@ func readInput(s *scanner, c *Call) {
 	})
 }
 
-func readClaude(s *scanner, ev *Event) {
+// readClaude reads a Claude Code event. Its errors are a result marked
+// is_error, whose text is the error, and an assistant message with an
+// "error" code (authentication_failed, billing_error, rate_limit, …), whose
+// text says it in words.
+func readClaude(s *scanner, ev *Event) (errText string) {
+	var isError bool
+	var errCode string
+	var text rawString // the message's first text block, decoded only for an error
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
@@ -208,13 +225,18 @@ func readClaude(s *scanner, ev *Event) {
 			ev.SessionID = s.stringValue()
 		case "result":
 			ev.Answer = s.stringValue()
+		case "is_error":
+			isError = s.peek() == 't'
+			s.skip()
+		case "error":
+			errCode = s.stringValue()
 		case "message":
 			s.nested(func(key []byte) {
 				if string(key) != "content" {
 					s.skip()
 					return
 				}
-				s.array(func() { readClaudeBlock(s, ev) })
+				s.array(func() { readClaudeBlock(s, ev, &text) })
 			})
 		default:
 			s.skip()
@@ -223,6 +245,9 @@ func readClaude(s *scanner, ev *Event) {
 	switch ev.Type {
 	case "result":
 		ev.Terminal = true
+		if isError {
+			errText, ev.Answer = ev.Answer, ""
+		}
 	case "system":
 		if ev.Subtype != "init" {
 			ev.SessionID = ""
@@ -230,16 +255,30 @@ func readClaude(s *scanner, ev *Event) {
 	default:
 		ev.SessionID = ""
 		ev.Answer = ""
+		if ev.Type == "assistant" && errCode != "" {
+			errText = errCode + ": " + decode(text.raw, text.escaped)
+		}
 	}
+	return errText
+}
+
+// rawString is a string value as it is in the line, escapes undecoded.
+type rawString struct {
+	raw     []byte
+	escaped bool
 }
 
 // readClaudeBlock reads one content block: a tool_use opens a call, a
 // tool_result closes one.
-func readClaudeBlock(s *scanner, ev *Event) {
+func readClaudeBlock(s *scanner, ev *Event, text *rawString) {
 	var typ, id, name, useID string
 	var c Call
 	s.nested(func(key []byte) {
 		switch string(key) {
+		case "text":
+			if raw, escaped, ok := s.strValue(); ok && text.raw == nil {
+				*text = rawString{raw, escaped}
+			}
 		case "type":
 			typ = s.name()
 		case "id":
@@ -272,14 +311,32 @@ func readClaudeBlock(s *scanner, ev *Event) {
 // codexNotTools are item types that are not tool calls.
 var codexNotTools = []string{"agent_message", "reasoning", "error"}
 
-func readCodex(s *scanner, ev *Event) {
+// readCodex reads a codex event. Its errors are the "error" event's
+// message and turn.failed's error.message; an item of type error is
+// informational (an unknown model's metadata) and not read as one.
+func readCodex(s *scanner, ev *Event) (errText string) {
 	var item struct{ id, typ, command, text string }
+	var message string
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
 			ev.Type = s.name()
 		case "thread_id":
 			ev.SessionID = s.stringValue()
+		case "message":
+			message = s.stringValue()
+		case "error":
+			if s.peek() != '{' {
+				message = s.stringValue()
+				return
+			}
+			s.nested(func(key []byte) {
+				if string(key) == "message" {
+					message = s.stringValue()
+					return
+				}
+				s.skip()
+			})
 		case "item":
 			s.nested(func(key []byte) {
 				switch string(key) {
@@ -321,17 +378,42 @@ func readCodex(s *scanner, ev *Event) {
 	case "turn.completed", "turn.failed":
 		ev.Terminal = true
 	}
+	if ev.Type == "error" || ev.Type == "turn.failed" {
+		errText = message
+	}
 	if ev.Type != "thread.started" {
 		ev.SessionID = ""
 	}
+	return errText
 }
 
-func readGemini(s *scanner, ev *Event) {
+// readGemini reads a Gemini CLI event. Its errors are an "error" event of
+// severity error (a warning, such as a detected loop, is not one) and a
+// result of status error; a tool_result's error is the tool's.
+func readGemini(s *scanner, ev *Event) (errText string) {
 	var role, content, toolID, toolName string
+	var severity, message, status, errType, errMessage string
 	var delta bool
 	var c Call
 	s.object(func(key []byte) {
 		switch string(key) {
+		case "severity":
+			severity = s.stringValue()
+		case "message":
+			message = s.stringValue()
+		case "status":
+			status = s.stringValue()
+		case "error":
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "type":
+					errType = s.stringValue()
+				case "message":
+					errMessage = s.stringValue()
+				default:
+					s.skip()
+				}
+			})
 		case "type":
 			ev.Type = s.name()
 		case "session_id":
@@ -369,16 +451,31 @@ func readGemini(s *scanner, ev *Event) {
 		}
 	case "result":
 		ev.Terminal = true
+		if status == "error" {
+			errText = strings.TrimPrefix(errType+": "+errMessage, ": ")
+		}
+	case "error":
+		if severity == "error" {
+			errText = strings.TrimSpace(message + " " + status)
+		}
 	}
 	if ev.Type != "init" {
 		ev.SessionID = ""
 	}
+	return errText
 }
 
-func readOpenCode(s *scanner, ev *Event) {
+// readOpenCode reads an opencode event. Its errors are the "error" event:
+// {"error":{"name":"APIError","data":{"message":…,"statusCode":429}}}, or
+// the newer {"error":{"type":"provider.rate-limit","message":…,"status":429}};
+// the text read is "name: message (HTTP status)".
+func readOpenCode(s *scanner, ev *Event) (errText string) {
 	var messageID, reason, text, callID string
+	var oe openCodeError
 	s.object(func(key []byte) {
 		switch string(key) {
+		case "error":
+			oe.read(s)
 		case "type":
 			ev.Type = s.name()
 		case "sessionID":
@@ -417,5 +514,51 @@ func readOpenCode(s *scanner, ev *Event) {
 		ev.Answer = text
 	case "tool_use":
 		ev.CallID = callID
+	case "error":
+		errText = oe.String()
 	}
+	return errText
+}
+
+// openCodeError is what an opencode error event says.
+type openCodeError struct {
+	name, message string
+	status        int64
+}
+
+func (e *openCodeError) read(s *scanner) {
+	if s.peek() == '"' {
+		e.message = s.stringValue()
+		return
+	}
+	field := func(key []byte) {
+		switch string(key) {
+		case "name", "type":
+			if e.name == "" {
+				e.name = s.stringValue()
+				return
+			}
+			s.skip()
+		case "message":
+			e.message = s.stringValue()
+		case "status", "statusCode":
+			e.status, _ = s.int64()
+		case "data":
+			e.read(s)
+		default:
+			s.skip()
+		}
+	}
+	s.nested(field)
+}
+
+func (e *openCodeError) String() string {
+	t := e.message
+	if e.name != "" {
+		t = e.name + ": " + t
+	}
+	if e.status != 0 {
+		t += " (HTTP " + strconv.FormatInt(e.status, 10) + ")"
+	}
+	return t
 }

@@ -30,6 +30,11 @@ type Event struct {
 	// the final answer.
 	Answer      string
 	AnswerDelta bool
+	// Error is set when the line is the agent saying it cannot go on (a
+	// rate limit, no login, …), as its profile's patterns read it. Only
+	// the fields agents use for errors are read: an answer that discusses
+	// rate limits is not one.
+	Error *AgentError
 }
 
 // Label names the line for people: "type/subtype", or "text" for a line
@@ -59,16 +64,24 @@ func Parse(l Line) Event {
 	// Not through parseWith: a call through a func value would move the
 	// scanner to the heap, and this is the hot path.
 	var ev Event
+	var errText string
 	s := scanner{b: l.Text}
 	if s.enter() {
-		readCursor(&s, &ev)
+		errText = readCursor(&s, &ev)
 	}
-	return settle(l, &s, ev)
+	ev = settle(l, &s, ev)
+	if ev.NotJSON || errText != "" {
+		cursorErrors.eventError(&ev, errText, l.Text)
+	}
+	return ev
 }
 
-func readCursor(s *scanner, ev *Event) {
+// readCursor reads a cursor event into ev, and returns the text of the
+// error it reports, if any. Cursor has no error event; a failed run writes
+// plain text (see eventError), or a result marked as an error.
+func readCursor(s *scanner, ev *Event) (errText string) {
 	var sessionID, callID []byte
-	var sessionEscaped, callEscaped bool
+	var sessionEscaped, callEscaped, isError bool
 	var tc toolCall
 	for first := true; ; first = false {
 		key, ok := s.member(first)
@@ -97,6 +110,9 @@ func readCursor(s *scanner, ev *Event) {
 			} else {
 				s.skip()
 			}
+		case "is_error":
+			isError = s.peek() == 't'
+			s.skip()
 		default:
 			s.skip()
 		}
@@ -109,6 +125,10 @@ func readCursor(s *scanner, ev *Event) {
 	case "result":
 		ev.Terminal = true
 		ev.SessionID = decode(sessionID, sessionEscaped)
+		if isError || ev.Subtype == "error" {
+			// The text of a failed run is its error, not an answer.
+			errText, ev.Answer = ev.Answer, ""
+		}
 	case "tool_call":
 		ev.CallID = decode(callID, callEscaped)
 		if ev.CallID == "" {
@@ -124,6 +144,7 @@ func readCursor(s *scanner, ev *Event) {
 			ev.Ended = []string{ev.CallID}
 		}
 	}
+	return errText
 }
 
 // decode turns a string's raw contents into a Go string the way

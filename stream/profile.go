@@ -15,6 +15,8 @@ type Profile struct {
 	Binaries []string // command names it is installed as
 	// Parse reads one output line of its streaming format.
 	Parse func(Line) Event
+	// errors are the agent's error wordings (errtables.go).
+	errors *errorTable
 
 	// Command line. subcommand must come first for headless runs (codex
 	// exec, opencode run); valueFlags take the next argument unless
@@ -50,6 +52,7 @@ var Cursor = &Profile{
 	Name:          "cursor",
 	Binaries:      []string{"cursor-agent", "agent"},
 	Parse:         Parse,
+	errors:        cursorErrors,
 	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
 	printFlags:    []string{"-p", "--print"},
 	formatFlags:   []string{"--output-format"},

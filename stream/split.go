@@ -5,7 +5,13 @@
 // Bytes are never held back: the caller forwards what it read first and
 // hands the same bytes to a Splitter afterwards. The splitter keeps only a
 // bounded prefix of each line, so a 64 MiB tool result costs no more memory
-// than a short one, and the parser reads only the fields it needs.
+// than a short one, and the parser reads only the fields it needs. A Joiner
+// between the splitter and the parser puts back together the events an
+// agent wrote across lines (string values with raw newlines); it holds
+// lines for parsing only.
+//
+// Profiles also read the agent's final answer (fold every event into a
+// Reply) and its errors (Event.Error, Profile.Stderr).
 package stream
 
 import "bytes"

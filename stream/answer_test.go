@@ -1,0 +1,112 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// finalAnswer runs a stream through a profile as the proxy does (splitter,
+// joiner, parser) and folds every event's answer into one Reply. It also
+// returns the answer the terminal event alone carries.
+func finalAnswer(t *testing.T, p *Profile, data []byte) (reply, terminal string) {
+	t.Helper()
+	var r Reply
+	j := NewJoiner(DefaultKeep, p.Parse, func(_ Line, ev Event) {
+		r.Add(ev)
+		if ev.Terminal {
+			terminal = ev.Answer
+		}
+	})
+	s := NewSplitter(DefaultKeep, j.Add)
+	s.Write(data)
+	s.Flush()
+	j.Flush()
+	return r.String(), terminal
+}
+
+// TestFinalAnswers checks that folding every event of a run through Reply
+// gives the agent's final answer, for every capture of every agent. Codex,
+// Gemini CLI and opencode put it on earlier events, not on the terminal one:
+// keeping the terminal event's answer alone loses it.
+func TestFinalAnswers(t *testing.T) {
+	t.Parallel()
+	const hello = "Hello from the mock model."
+	const answerB = "The command `sleep 20` finished. Done."
+	want := map[string]string{
+		"claude-A": hello, "claude-A-pty": hello, "claude-B": answerB, "claude-C": "",
+		"codex-A": hello, "codex-B": answerB, "codex-C-idle20s": "",
+		"gemini-A": hello, "gemini-B": answerB, "gemini-C": "HelloHelloHelloHello",
+		"opencode-A": hello, "opencode-B": answerB, "opencode-C": "",
+	}
+	files, _ := filepath.Glob("testdata/agents/*.jsonl")
+	if len(files) != len(want) {
+		t.Errorf("%d captures, %d expectations: add the new capture's answer here", len(files), len(want))
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		p, err := ProfileNamed(name[:strings.IndexByte(name, '-')])
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, terminal := finalAnswer(t, p, data)
+		if w, ok := want[name]; !ok || reply != w {
+			t.Errorf("%s: answer %q, want %q", name, reply, w)
+		}
+		if p != Claude && strings.HasSuffix(name, "-A") && terminal != "" {
+			t.Errorf("%s: the terminal event carries the answer %q; the test's premise changed", name, terminal)
+		}
+	}
+
+	// Cursor's answer is the result's text, whole, also when the result
+	// spans lines.
+	cursor, _ := filepath.Glob("testdata/*.jsonl")
+	wild, _ := filepath.Glob("testdata/wild/cursor-multiline-*.jsonl")
+	for _, file := range append(cursor, wild...) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w string
+		for line := range bytes.Lines(escapedNewlines(data)) {
+			var ev struct{ Type, Result string }
+			if json.Unmarshal(line, &ev) == nil && ev.Type == "result" {
+				w = ev.Result
+			}
+		}
+		if reply, _ := finalAnswer(t, Cursor, data); reply == "" || reply != w {
+			t.Errorf("%s: answer %q, want %q", file, reply, w)
+		}
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer string
+		max    int
+		want   string
+	}{
+		{"Hello from the mock model.", 80, "Hello from the mock model."},
+		{"Hello from the mock model.", 10, "Hello fro…"},
+		{"\n\n  **Plan handoff**: migrate\n\nmore", 80, "**Plan handoff**: migrate"},
+		{"\x1b[32mok\x1b[0m\tdone\r\n", 80, "ok done"},
+		{"héllo wörld ✓", 7, "héllo…"}, // the space before the cut goes
+		{"exactly10!", 10, "exactly10!"},
+		{"", 10, ""},
+		{"  \n\t\n", 10, ""},
+		{"abc", 0, ""},
+		{"abc", 1, "…"},
+	} {
+		if got := FirstLine(tc.answer, tc.max); got != tc.want {
+			t.Errorf("FirstLine(%q, %d) = %q, want %q", tc.answer, tc.max, got, tc.want)
+		}
+	}
+}
