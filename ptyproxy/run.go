@@ -44,7 +44,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		o:      o,
 		p:      p,
 		r:      newReader(p.master, o.Stdout, o.Parse),
-		tree:   &tree{agent: p.pid, marker: marker, claimAll: o.ClaimAllOrphans},
+		tree:   &tree{agent: p.pid, started: time.Now(), marker: marker, claimAll: o.ClaimAllOrphans},
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		timer:  time.NewTimer(time.Hour),
 		stderr: make(chan []byte, 64),

@@ -553,7 +553,10 @@ func TestActivityEvidence(t *testing.T) {
 		{"busy past max_silence", []string{"line", "x", "burn", "10s"}, 2 * time.Second, true, 2 * time.Second},
 		// A tool started with no declared timeout runs in its own session,
 		// as real agents start their tools: its process is the evidence.
-		{"undeclared call, tool process alive", []string{"setsid-child", "line", undeclared, "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
+		{"undeclared call, tool process alive", []string{"line", undeclared, "setsid-child", "sleep", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 2500 * time.Millisecond},
+		// A dev server an earlier call left running is no sign that the
+		// call open now is at work.
+		{"undeclared call, a dev server from before", []string{"setsid-child", "sleep", "700ms", "line", "x", "sleep", "700ms", "line", undeclared, "hang"}, 10 * time.Second, true, 2 * time.Second},
 		{"undeclared call, nothing running", []string{"line", undeclared, "sleep", "5s", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -581,6 +584,9 @@ func TestActivityEvidence(t *testing.T) {
 			}
 			if tc.wantHang && tc.maxSil < 10*time.Second && res.Reason.Evidence.ActiveWindows == 0 {
 				t.Errorf("hang at max_silence does not report the evidence: %+v", res.Reason.Evidence)
+			}
+			if strings.Contains(tc.name, "dev server") && (res.Reason.Evidence.Tool || res.Reason.Evidence.Extended > 0) {
+				t.Errorf("the dev server excused the silence: %+v", res.Reason.Evidence)
 			}
 			if tc.name == "idle" && (res.Reason.Evidence.Windows == 0 || res.Reason.Evidence.ActiveWindows != 0) {
 				t.Errorf("idle hang evidence %+v", res.Reason.Evidence)

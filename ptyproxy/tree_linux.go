@@ -17,6 +17,7 @@ type procInfo struct {
 	state           byte
 	start           uint64 // start time in clock ticks since boot: with pid, an identity
 	cpu             uint64 // user+system ticks, its reaped children's included
+	orphaned        bool   // found under an orphan of the attempt, not under the agent
 }
 
 // ticksPerSecond is USER_HZ, the unit of /proc's CPU times on Linux.
@@ -105,36 +106,39 @@ func hasMarker(pid int, marker string) bool {
 // lives, and the orphans that reparented to the wrapper (a child subreaper)
 // when their parents died, with their descendants.
 type tree struct {
-	agent  int
-	marker string // "NAME=VALUE" in every process the attempt started
+	agent   int
+	started time.Time // the attempt's start, when the agent was started
+	marker  string    // "NAME=VALUE" in every process the attempt started
 	// claimAll claims every orphan of the wrapper, not just marked ones:
 	// right when one attempt at a time runs in the process.
 	claimAll bool
 }
 
 // snapshot returns the attempt's live processes, the agent first if alive.
-// Zombies are skipped: they hold nothing and cannot be signalled.
+// Zombies are skipped: they hold nothing and cannot be signalled. Those
+// found under an orphan, not under the agent, are marked so.
 func (t *tree) snapshot() []procInfo {
 	var out []procInfo
 	seen := map[int]bool{}
-	var walk func(pid int)
-	walk = func(pid int) {
+	var walk func(pid int, orphaned bool)
+	walk = func(pid int, orphaned bool) {
 		if seen[pid] {
 			return
 		}
 		seen[pid] = true
 		if info, ok := readStat(pid); ok && info.state != 'Z' && info.state != 'X' {
+			info.orphaned = orphaned
 			out = append(out, info)
 		}
 		for _, c := range children(pid) {
-			walk(c)
+			walk(c, orphaned)
 		}
 	}
 	if _, err := os.Stat("/proc/" + strconv.Itoa(t.agent)); err == nil {
-		walk(t.agent)
+		walk(t.agent, false)
 	}
 	for _, pid := range t.orphans() {
-		walk(pid)
+		walk(pid, true)
 	}
 	return out
 }
@@ -156,14 +160,28 @@ func (t *tree) orphans() []int {
 }
 
 // activity sums CPU time and bytes read over the attempt's processes, and
-// counts those in a session of their own: the agent's tools.
+// says when the newest tool process started: one in a session of its own,
+// under the agent rather than left behind as an orphan.
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
-	for _, p := range t.snapshot() {
+	var agentStart uint64
+	procs := t.snapshot()
+	for _, p := range procs {
+		if p.pid == t.agent {
+			agentStart = p.start
+		}
+	}
+	for _, p := range procs {
 		a.CPU += time.Duration(p.cpu) * time.Second / ticksPerSecond
 		a.ReadBytes += readChar(p.pid)
-		if p.sid != t.agent {
-			a.Tools++
+		if p.sid == t.agent || p.orphaned || agentStart == 0 {
+			continue
+		}
+		// Start times are clock ticks since boot; the agent's is the
+		// attempt's start.
+		started := t.started.Add(time.Duration(int64(p.start)-int64(agentStart)) * time.Second / ticksPerSecond)
+		if started.After(a.ToolStarted) {
+			a.ToolStarted = started
 		}
 	}
 	return a

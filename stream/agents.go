@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,8 +168,12 @@ func (s *scanner) millis() time.Duration {
 		return 0
 	}
 	ms, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || ms <= 0 || ms > 1e15 {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || !(ms > 0) {
 		return 0
+	}
+	// A budget of centuries is still a budget: saturate, never wrap.
+	if ms >= float64(math.MaxInt64/int64(time.Millisecond)) {
+		return math.MaxInt64
 	}
 	return time.Duration(ms * float64(time.Millisecond))
 }

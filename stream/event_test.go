@@ -277,3 +277,16 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestHugeTimeoutSaturates: a declared timeout too large for a Duration is
+// the longest one, never a wrapped or dropped one.
+func TestHugeTimeoutSaturates(t *testing.T) {
+	t.Parallel()
+	for _, ms := range []string{"9.3e12", "1e15", "9007199254740991", "1e16", "1e309"} {
+		line := `{"type":"tool_call","subtype":"started","call_id":"x","tool_call":{"shellToolCall":{"args":{"command":"make","timeout":` + ms + `}}}}`
+		ev := Parse(Line{Text: []byte(line), Len: int64(len(line)), Newline: true})
+		if len(ev.Started) != 1 || ev.Started[0].Timeout < 9e12*time.Millisecond {
+			t.Errorf("timeout %s ms read as %+v", ms, ev.Started)
+		}
+	}
+}

@@ -16,11 +16,19 @@ import "time"
 type Activity struct {
 	CPU       time.Duration
 	ReadBytes int64
-	// Tools counts the tree's processes that run in a session of their
-	// own. Real agents start their tools so; while a call is open, a live
-	// one means the tool is running (a sleep uses no CPU).
-	Tools int
+	// ToolStarted is when the newest live tool process of the tree
+	// started, zero if there is none: a process in a session of its own
+	// whose parent is still in the tree, not an orphan left behind. Real
+	// agents start their tools so. One that started after an open call
+	// began is that call at work (a sleep uses no CPU); a dev server left
+	// running by an earlier call is not, and excuses nothing.
+	ToolStarted time.Time
 }
+
+// toolSlack allows for a tool process that starts a moment before its
+// call's start event is read: the agent may spawn first and print after,
+// and process start times are only known to 10 ms.
+const toolSlack = time.Second
 
 // Evidence is what the activity probe saw, for the hang record.
 type Evidence struct {
@@ -28,7 +36,7 @@ type Evidence struct {
 	ActiveWindows int           // of which above a floor
 	CPUPercent    float64       // in the last window, percent of one core
 	ReadPerSec    float64       // in the last window, bytes per second
-	Tools         int           // tool processes at the end of the last window
+	Tool          bool          // an open call's tool process was running
 	Extended      time.Duration // silence excused beyond the idle timeout
 }
 
@@ -93,9 +101,9 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	w.evidence.Windows++
 	w.evidence.CPUPercent = 100 * cpu.Seconds() / dt.Seconds()
 	w.evidence.ReadPerSec = float64(read) / dt.Seconds()
-	w.evidence.Tools = a.Tools
-	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor ||
-		a.Tools > 0 && len(w.calls) > 0
+	oldest, open := w.calls.oldestStart()
+	w.evidence.Tool = open && !a.ToolStarted.IsZero() && !a.ToolStarted.Before(oldest.Add(-toolSlack))
+	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor || w.evidence.Tool
 	if active {
 		w.evidence.ActiveWindows++
 		w.activeThrough = now.Add(w.window())

@@ -16,7 +16,8 @@ type Reason struct {
 	DueIn         time.Duration // until the rule fires; ≤ 0 once it has
 	LastEventType string        // "type/subtype" of the last line, "text" if not JSON
 	SessionID     string
-	OpenCalls     []OpenCall // longest running first
+	OpenCount     int        // tool calls open
+	OpenCalls     []OpenCall // the longest running first, at most MaxReasonCalls
 	Evidence      Evidence
 }
 
@@ -58,7 +59,7 @@ type evidenceJSON struct {
 	ActiveWindows int     `json:"active_windows"`
 	CPUPercent    float64 `json:"last_cpu_percent"`
 	ReadPerSec    float64 `json:"last_read_bytes_per_sec"`
-	Tools         int     `json:"tool_processes"`
+	Tool          bool    `json:"tool_running,omitempty"`
 	ExtendedMS    int64   `json:"extended_ms"`
 }
 
@@ -66,14 +67,14 @@ type evidenceJSON struct {
 func (r Reason) MarshalJSON() ([]byte, error) {
 	out := reasonJSON{
 		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
-		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: len(r.OpenCalls),
+		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
 		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{},
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
 	}
 	if e := r.Evidence; e.Windows > 0 {
-		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tools, e.Extended.Milliseconds()}
+		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tool, e.Extended.Milliseconds()}
 	}
 	return json.Marshal(out)
 }
@@ -86,17 +87,21 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
-		LastEventType: in.LastEventType, SessionID: in.SessionID}
+		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
 	if e := in.Evidence; e != nil {
-		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tools, ms(e.ExtendedMS)}
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS)}
 	}
 	return nil
 }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
+
+// describedCalls bounds the calls a sentence names: a message is read by
+// people, whatever the agent did.
+const describedCalls = 3
 
 // Describe says in a sentence why the verdict was reached.
 func (r Reason) Describe() string {
@@ -107,8 +112,11 @@ func (r Reason) Describe() string {
 		return "the agent printed its result but did not exit within " + Round(r.Threshold)
 	case KindTool:
 		var calls []string
-		for _, c := range r.OpenCalls {
+		for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
 			calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, Round(c.Elapsed), Round(c.Budget)))
+		}
+		if more := max(r.OpenCount, len(r.OpenCalls)) - len(calls); more > 0 {
+			calls = append(calls, fmt.Sprintf("and %d more", more))
 		}
 		return "no output for " + Round(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
 	}

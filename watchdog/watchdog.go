@@ -64,12 +64,6 @@ const (
 // NoNotice is an event with nothing to mention.
 const NoNotice Notice = 0
 
-// A call is an open tool call.
-type call struct {
-	stream.Call
-	start time.Time
-}
-
 // sample is an activity sample taken at an instant.
 type sample struct {
 	at time.Time
@@ -91,9 +85,10 @@ type sample struct {
 // still flow prove the agent alive even when a completion was lost). A call
 // that declares no timeout (and has no ToolTimeouts budget) gets the idle
 // timeout, judged like silence: activity can excuse it.
-// HardTimeout caps the attempt whatever the stream says. After the
-// terminal event there is no hang, only Overdue once ExitGrace passes
-// without output.
+// HardTimeout caps the attempt in every phase, whatever the stream says.
+// After the terminal event there is no hang, only Overdue: once ExitGrace
+// passes without output, once the agent has gone on writing for
+// max(ExitGrace, IdleTimeout) since its answer, or at the hard deadline.
 type Watchdog struct {
 	th    Thresholds
 	start time.Time
@@ -102,9 +97,10 @@ type Watchdog struct {
 	// every line costs the hot path a fifth more.
 	lastType, lastSub string
 	lastNotJSON       bool
-	calls             map[string]*call
+	calls             openCalls
 	session           string
 	done              bool
+	doneAt            time.Time // when the terminal event arrived
 
 	win           sample    // start of the current activity window
 	activeThrough time.Time // silence tolerated through here on evidence
@@ -116,16 +112,19 @@ type Watchdog struct {
 
 // New returns a Watchdog for an attempt that started at start.
 func New(th Thresholds, start time.Time) *Watchdog {
-	return &Watchdog{th: th, start: start, last: start, lastType: "start", calls: map[string]*call{}}
+	return &Watchdog{th: th, start: start, last: start, lastType: "start", calls: newOpenCalls()}
 }
 
 // Thresholds returns the thresholds in force.
 func (w *Watchdog) Thresholds() Thresholds { return w.th }
 
-// SetThresholds replaces the thresholds. Deadlines are derived from them at
-// each check, so open calls' deadlines move at once; the caller should Check
-// right away, since the new values may make a hang due.
-func (w *Watchdog) SetThresholds(th Thresholds) { w.th, w.reloaded = th, true }
+// SetThresholds replaces the thresholds. Open calls' deadlines move at
+// once; the caller should decide right away, since the new values may make
+// a hang due.
+func (w *Watchdog) SetThresholds(th Thresholds) {
+	w.th, w.reloaded = th, true
+	w.calls.rebudget(th)
+}
 
 // SessionID returns the session id the stream announced, if any.
 func (w *Watchdog) SessionID() string { return w.session }
@@ -153,48 +152,23 @@ func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 		notice |= NewSession
 	}
 	for _, c := range ev.Started {
-		if _, ok := w.calls[c.ID]; ok {
+		if !w.calls.open(c, now, w.th) {
 			notice |= DuplicateCall
-			continue
 		}
-		w.calls[c.ID] = &call{Call: c, start: now}
 	}
 	for _, id := range ev.Ended {
-		if _, ok := w.calls[id]; !ok {
+		if !w.calls.close(id) {
 			notice |= UnknownCall
-			continue
 		}
-		delete(w.calls, id)
 	}
-	if ev.Terminal {
-		w.done = true
+	if ev.Terminal && !w.done {
+		w.done, w.doneAt = true, now
 	}
 	return notice
 }
 
-// budget is how long a call may run before it counts as overdue, and
-// whether that budget was declared (by the agent or [tool_timeouts]). An
-// undeclared budget is the idle timeout, judged like silence: activity
-// can excuse it.
-func (w *Watchdog) budget(c *call) (time.Duration, bool) {
-	if c.Timeout > 0 {
-		return c.Timeout + w.th.ToolGrace, true
-	}
-	if d, ok := w.th.ToolTimeouts[c.Kind]; ok && d > 0 {
-		return d, true
-	}
-	return w.th.IdleTimeout, false
-}
-
 // declaredOpen reports whether an open call has a declared budget.
-func (w *Watchdog) declaredOpen() bool {
-	for _, c := range w.calls {
-		if _, declared := w.budget(c); declared {
-			return true
-		}
-	}
-	return false
-}
+func (w *Watchdog) declaredOpen() bool { return w.calls.declared > 0 }
 
 // maxSilence is the longest silence that activity evidence can excuse.
 func (w *Watchdog) maxSilence() time.Duration {
@@ -213,26 +187,39 @@ func (w *Watchdog) idleDue() time.Time {
 	return due
 }
 
-// exitDue is when an agent that finished its answer is overdue: the exit
-// grace runs from the terminal event or from any output after it, so an
-// agent still writing is never cut off.
-func (w *Watchdog) exitDue() time.Time {
-	return w.last.Add(w.th.ExitGrace)
+// exitDue is when an agent that finished its answer is overdue, and by
+// which rule: the exit grace runs from the terminal event or from any
+// output after it, so an agent still writing its last bytes is not cut
+// off, but an agent that goes on writing after its answer is stopped
+// max(ExitGrace, IdleTimeout) after it, and the hard deadline holds too.
+func (w *Watchdog) exitDue() (time.Time, string) {
+	due := w.last.Add(w.th.ExitGrace)
+	if limit := w.doneAt.Add(max(w.th.ExitGrace, w.th.IdleTimeout)); limit.Before(due) {
+		due = limit
+	}
+	if hard, ok := w.hardDeadline(); ok && !hard.After(due) {
+		return hard, KindDeadline
+	}
+	return due, KindExit
+}
+
+// hardDeadline is when the attempt reaches its hard timeout, if it has one.
+func (w *Watchdog) hardDeadline() (time.Time, bool) {
+	if w.th.HardTimeout <= 0 {
+		return time.Time{}, false
+	}
+	return w.start.Add(w.th.HardTimeout), true
 }
 
 // hangAt is when the stream rules (not the hard deadline) declare a hang:
 // the silence limit, or later the last declared call deadline.
 func (w *Watchdog) hangAt() (at time.Time, kind string) {
 	at = w.idleDue()
-	if len(w.calls) == 0 {
+	if len(w.calls.byID) == 0 {
 		return at, KindIdle
 	}
-	for _, c := range w.calls {
-		if b, declared := w.budget(c); declared {
-			if d := c.start.Add(b); d.After(at) {
-				at = d
-			}
-		}
+	if d, ok := w.calls.latestDeadline(); ok && d.After(at) {
+		at = d
 	}
 	return at, KindTool
 }
@@ -240,10 +227,8 @@ func (w *Watchdog) hangAt() (at time.Time, kind string) {
 // killAt is the earliest instant any rule declares a hang.
 func (w *Watchdog) killAt() (time.Time, string) {
 	at, kind := w.hangAt()
-	if w.th.HardTimeout > 0 {
-		if hard := w.start.Add(w.th.HardTimeout); !hard.After(at) {
-			return hard, KindDeadline
-		}
+	if hard, ok := w.hardDeadline(); ok && !hard.After(at) {
+		return hard, KindDeadline
 	}
 	return at, kind
 }
@@ -261,14 +246,14 @@ type Decision struct {
 
 // Decide returns the decision at now.
 func (w *Watchdog) Decide(now time.Time) Decision {
-	d := Decision{Open: len(w.calls), Done: w.done}
+	d := Decision{Open: len(w.calls.byID), Done: w.done}
 	consider := func(t time.Time) {
 		if t.After(now) && (d.Next.IsZero() || t.Before(d.Next)) {
 			d.Next = t
 		}
 	}
 	if w.done {
-		due := w.exitDue()
+		due, _ := w.exitDue()
 		if !now.Before(due) {
 			d.Verdict = Overdue
 		}
@@ -281,7 +266,7 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 		d.Verdict = Hang
 	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
 		d.Verdict = Warn
-	case len(w.calls) > 0:
+	case len(w.calls.byID) > 0:
 		d.Verdict = Waiting
 	}
 	consider(at)
@@ -298,7 +283,8 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 func (w *Watchdog) Check(now time.Time) (Verdict, Reason) {
 	v := w.Decide(now).Verdict
 	if w.done {
-		return v, w.reason(now, w.exitDue(), KindExit)
+		due, kind := w.exitDue()
+		return v, w.reason(now, due, kind)
 	}
 	at, kind := w.killAt()
 	return v, w.reason(now, at, kind)
@@ -312,13 +298,17 @@ const (
 	KindExit     = "exit"     // answer complete, agent did not exit
 )
 
+// MaxReasonCalls bounds the open calls a Reason lists (the longest
+// running); OpenCount counts them all.
+const MaxReasonCalls = 10
+
 func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	r := Reason{
 		Kind:          kind,
 		Silence:       now.Sub(w.last),
 		Elapsed:       now.Sub(w.start),
 		LastEventType: stream.Event{Type: w.lastType, Subtype: w.lastSub, NotJSON: w.lastNotJSON}.Label(),
-		OpenCalls:     make([]OpenCall, 0, len(w.calls)),
+		OpenCount:     len(w.calls.byID),
 		DueIn:         due.Sub(now),
 		SessionID:     w.session,
 		Evidence:      w.evidence,
@@ -331,15 +321,23 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	case KindExit:
 		r.Threshold = w.th.ExitGrace
 	}
-	for _, c := range w.calls {
-		b, _ := w.budget(c)
-		r.OpenCalls = append(r.OpenCalls, OpenCall{
-			ID: c.ID, Kind: c.Kind, Command: c.Command,
-			Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: b,
-		})
+	// The longest running first; one pass keeps the few worth listing.
+	order := func(a, b *call) int { return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.ID, b.ID)) }
+	top := make([]*call, 0, min(len(w.calls.byID), MaxReasonCalls))
+	for _, c := range w.calls.byID {
+		if len(top) == MaxReasonCalls && order(c, top[len(top)-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, c, order)
+		if len(top) == MaxReasonCalls {
+			top = top[:len(top)-1]
+		}
+		top = slices.Insert(top, i, c)
 	}
-	slices.SortFunc(r.OpenCalls, func(a, b OpenCall) int {
-		return cmp.Or(cmp.Compare(b.Elapsed, a.Elapsed), cmp.Compare(a.ID, b.ID))
-	})
+	r.OpenCalls = make([]OpenCall, len(top))
+	for i, c := range top {
+		b, _ := budget(c.Call, w.th)
+		r.OpenCalls[i] = OpenCall{ID: c.ID, Kind: c.Kind, Command: c.Command, Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: b}
+	}
 	return r
 }

@@ -3,6 +3,7 @@ package watchdog
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +155,25 @@ func TestRules(t *testing.T) {
 			{4 * s, e(ev("\x1b[?25h")), OK},
 			{9*s - ms, nil, OK},
 			{9 * s, nil, Overdue},
+		}},
+		{"output after the result stops postponing", func(th *Thresholds) { th.IdleTimeout = 20 * s }, []step{
+			{0, e(result), OK},
+			{4 * s, e(thinking), OK},
+			{8 * s, e(thinking), OK},
+			{12 * s, e(thinking), OK},
+			{16 * s, e(thinking), OK},
+			{20*s - ms, e(thinking), OK},
+			{20 * s, nil, Overdue},
+		}},
+		{"hard deadline after the result", func(th *Thresholds) { th.HardTimeout = 3 * s; th.ExitGrace = time.Minute }, []step{
+			{0, e(result), OK},
+			{1 * s, e(thinking), OK},
+			{3*s - ms, e(thinking), OK},
+			{3 * s, nil, Overdue},
+		}},
+		{"a declared budget of centuries never wraps", nil, []step{
+			{0, e(started("a", 1e16)), Waiting},
+			{365 * 24 * time.Hour, nil, Waiting},
 		}},
 		{"hard deadline fires while events flow", func(th *Thresholds) { th.HardTimeout = 30 * s }, []step{
 			{10 * s, e(thinking), OK},
@@ -434,14 +454,15 @@ func BenchmarkCheck(b *testing.B) {
 }
 
 // TestActivityAndCalls checks which silences activity can excuse: a call
-// that declared no timeout is judged like silence, and a live tool process
-// counts while a call is open; a call past a declared deadline is not
-// excused, and a lone orphan process is no evidence.
+// that declared no timeout is judged like silence, and a tool process that
+// started with the open call counts; a dev server started before the call
+// does not, a call past a declared deadline is not excused, and a tool
+// process with no call open is no evidence.
 func TestActivityAndCalls(t *testing.T) {
 	t.Parallel()
 	s := time.Second
-	tools := func(n int) func(time.Duration) Activity {
-		return func(time.Duration) Activity { return Activity{Tools: n} }
+	toolSince := func(start time.Duration) func(time.Duration) Activity {
+		return func(time.Duration) Activity { return Activity{ToolStarted: t0.Add(start)} }
 	}
 	cpu := func(d time.Duration) Activity { return Activity{CPU: d / 2} }
 	for _, tc := range []struct {
@@ -450,9 +471,10 @@ func TestActivityAndCalls(t *testing.T) {
 		tree     func(time.Duration) Activity
 		wantHang time.Duration
 	}{
-		{"undeclared call, tool process alive", started("c", 0), tools(1), 70 * s},
-		{"undeclared call, nothing running", started("c", 0), tools(0), 60 * s},
-		{"no call, an orphan process", thinking, tools(1), 60 * s},
+		{"undeclared call, its tool process alive", started("c", 0), toolSince(200 * time.Millisecond), 70 * s},
+		{"undeclared call, nothing running", started("c", 0), func(time.Duration) Activity { return Activity{} }, 60 * s},
+		{"undeclared call, a dev server from before", started("c", 0), toolSince(-5 * s), 60 * s},
+		{"no call, a tool process", thinking, toolSince(0), 60 * s},
 		{"declared call overdue, busy CPU", started("c", 10000), cpu, 60 * s},
 		{"no call, busy CPU", thinking, cpu, 70 * s},
 	} {
@@ -519,5 +541,43 @@ func TestLateWindowStart(t *testing.T) {
 			}
 			t.Fatal("never hung")
 		})
+	}
+}
+
+// TestManyOpenCalls: an agent that opens a hundred thousand calls costs a
+// bounded amount per event, and the reason and its sentence stay small.
+func TestManyOpenCalls(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	w := New(testThresholds(), t0)
+	start := time.Now()
+	for i := range n {
+		now := at(time.Duration(i) * time.Millisecond)
+		w.ProcessEvent(started(fmt.Sprint(i), 600_000+i), now)
+		w.Decide(now)
+	}
+	for i := range n / 2 {
+		now := at(time.Duration(n+i) * time.Millisecond)
+		w.ProcessEvent(completed(fmt.Sprint(2*i)), now)
+		w.Decide(now)
+	}
+	took := time.Since(start)
+	// Quadratic, this took minutes; the bound leaves room for -race and a
+	// loaded machine.
+	if took > 20*time.Second {
+		t.Errorf("%d opens and %d closes took %v", n, n/2, took)
+	}
+	v, r := w.Check(at(2 * time.Hour))
+	if v != Hang || r.OpenCount != n/2 || len(r.OpenCalls) != MaxReasonCalls || r.OpenCalls[0].ID != "1" {
+		t.Errorf("verdict %v, %d open, %d listed, first %+v", v, r.OpenCount, len(r.OpenCalls), r.OpenCalls[0])
+	}
+	if d := r.Describe(); len(d) > 1000 || !strings.Contains(d, fmt.Sprintf("and %d more", n/2-3)) {
+		t.Errorf("description of %d bytes: %.200s", len(d), d)
+	}
+	// The last declared deadline is the last call's: 600 s + 30 s grace
+	// from its start.
+	last := at(time.Duration(n-1)*time.Millisecond + time.Duration(600_000+n-1)*time.Millisecond + 30*time.Second)
+	if v, _ := w.Check(last.Add(-time.Millisecond)); v == Hang {
+		t.Error("hang before the last declared deadline")
 	}
 }

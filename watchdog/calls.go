@@ -1,0 +1,171 @@
+package watchdog
+
+import (
+	"container/heap"
+	"math"
+	"time"
+	"unicode/utf8"
+
+	"cursor-wrap/stream"
+)
+
+// A call is an open tool call.
+type call struct {
+	stream.Call
+	start    time.Time
+	deadline time.Time // start + a declared budget; zero when undeclared
+	closed   bool      // its heap entries are stale
+}
+
+// maxCommand bounds the command a call keeps for people: a call's command
+// can be a whole script, and a hang record lists calls.
+const maxCommand = 256
+
+// openCalls is the set of open tool calls. Besides the calls by id it keeps
+// two heaps, pruned lazily of closed calls: the declared deadlines, latest
+// first, and the starts, earliest first. Opening or closing a call costs
+// O(log n) however many are open, so an agent that opens a hundred
+// thousand calls costs no more per event than one that opens ten.
+type openCalls struct {
+	byID      map[string]*call
+	deadlines callHeap // latest deadline on top
+	starts    callHeap // earliest start on top
+	declared  int      // open calls with a declared budget
+}
+
+func newOpenCalls() openCalls {
+	return openCalls{
+		byID:      map[string]*call{},
+		deadlines: callHeap{less: func(a, b *call) bool { return a.deadline.After(b.deadline) }},
+		starts:    callHeap{less: func(a, b *call) bool { return a.start.Before(b.start) }},
+	}
+}
+
+// open adds a call started at now; false if one with its id is open.
+func (o *openCalls) open(c stream.Call, now time.Time, th Thresholds) bool {
+	if _, ok := o.byID[c.ID]; ok {
+		return false
+	}
+	if len(c.Command) > maxCommand {
+		cut := maxCommand
+		for cut > 0 && !utf8.RuneStart(c.Command[cut]) {
+			cut--
+		}
+		c.Command = c.Command[:cut] + "…"
+	}
+	k := &call{Call: c, start: now}
+	o.byID[c.ID] = k
+	o.budgetOne(k, th)
+	heap.Push(&o.starts, k)
+	return true
+}
+
+// budgetOne sets a call's deadline from the thresholds and files it.
+func (o *openCalls) budgetOne(k *call, th Thresholds) {
+	if b, declared := budget(k.Call, th); declared {
+		k.deadline = k.start.Add(b)
+		o.declared++
+		heap.Push(&o.deadlines, k)
+	}
+}
+
+// close removes a call; false if none with its id is open.
+func (o *openCalls) close(id string) bool {
+	k, ok := o.byID[id]
+	if !ok {
+		return false
+	}
+	delete(o.byID, id)
+	if !k.deadline.IsZero() {
+		o.declared--
+	}
+	k.closed = true
+	o.prune()
+	return true
+}
+
+// rebudget recomputes every deadline after the thresholds changed.
+func (o *openCalls) rebudget(th Thresholds) {
+	o.deadlines.items, o.declared = o.deadlines.items[:0], 0
+	for _, k := range o.byID {
+		k.deadline = time.Time{}
+		o.budgetOne(k, th)
+	}
+}
+
+// prune drops closed calls from the heaps' tops, and rebuilds a heap whose
+// stale entries outnumber its live ones, so memory follows the open calls.
+func (o *openCalls) prune() {
+	for _, h := range []*callHeap{&o.deadlines, &o.starts} {
+		for h.Len() > 0 && h.items[0].closed {
+			heap.Pop(h)
+		}
+		if live := len(o.byID); h.Len() > 64 && h.Len() > 2*live {
+			kept := h.items[:0]
+			for _, k := range h.items {
+				if !k.closed {
+					kept = append(kept, k)
+				}
+			}
+			h.items = kept
+			heap.Init(h)
+		}
+	}
+}
+
+// latestDeadline is the last declared deadline of the open calls.
+func (o *openCalls) latestDeadline() (time.Time, bool) {
+	if o.declared == 0 {
+		return time.Time{}, false
+	}
+	return o.deadlines.items[0].deadline, true
+}
+
+// oldestStart is when the longest-running open call started.
+func (o *openCalls) oldestStart() (time.Time, bool) {
+	if len(o.byID) == 0 {
+		return time.Time{}, false
+	}
+	return o.starts.items[0].start, true
+}
+
+// budget is how long a call may run before it counts as overdue, and
+// whether that budget was declared (by the agent or [tool_timeouts]). An
+// undeclared budget is the idle timeout, judged like silence: activity
+// can excuse it.
+func budget(c stream.Call, th Thresholds) (time.Duration, bool) {
+	if c.Timeout > 0 {
+		return saturatingAdd(c.Timeout, th.ToolGrace), true
+	}
+	if d, ok := th.ToolTimeouts[c.Kind]; ok && d > 0 {
+		return d, true
+	}
+	return th.IdleTimeout, false
+}
+
+// saturatingAdd adds two non-negative durations, capped at the largest
+// one: an agent may declare a budget of centuries, never a negative one.
+func saturatingAdd(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// callHeap is a heap of calls ordered by less.
+type callHeap struct {
+	items []*call
+	less  func(a, b *call) bool
+}
+
+func (h callHeap) Len() int           { return len(h.items) }
+func (h callHeap) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h callHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *callHeap) Push(x any)        { h.items = append(h.items, x.(*call)) }
+func (h *callHeap) Pop() any {
+	n := len(h.items) - 1
+	k := h.items[n]
+	h.items[n] = nil
+	h.items = h.items[:n]
+	return k
+}
