@@ -53,11 +53,12 @@ type reader struct {
 	// none is under way: a stalled reader downstream is not a hung agent.
 	writingSince atomic.Int64
 	outErr       atomic.Pointer[error] // first stdout write error
-	draining     atomic.Bool
-	midLine      atomic.Bool // the stream ended inside a line
+	drainUntil   atomic.Int64          // Unix ns the drain ends at the latest; 0 before it begins
+	midLine      atomic.Bool           // the stream ended inside a line
 
 	cur   *batch
 	split *stream.Splitter
+	join  *stream.Joiner // nil when only bytes are watched
 }
 
 func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Event) *reader {
@@ -74,16 +75,20 @@ func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Ev
 	for range batchPool {
 		r.free <- &batch{}
 	}
-	r.split = stream.NewSplitter(stream.DefaultKeep, r.addLine)
+	if parse == nil {
+		r.split = stream.NewSplitter(stream.DefaultKeep, func(l stream.Line) { r.addLine(l, stream.Event{}) })
+	} else {
+		// An event whose strings hold raw newlines spans several physical
+		// lines: the joiner parses it as one.
+		r.join = stream.NewJoiner(stream.DefaultKeep, parse, r.addLine)
+		r.split = stream.NewSplitter(stream.DefaultKeep, r.join.Add)
+	}
 	return r
 }
 
-func (r *reader) addLine(l stream.Line) {
+// addLine adds one logical line, parsed, to the current batch.
+func (r *reader) addLine(l stream.Line, ev stream.Event) {
 	b := r.cur
-	var ev stream.Event
-	if r.parse != nil {
-		ev = r.parse(l)
-	}
 	start := len(b.data)
 	b.data = append(b.data, l.Text...)
 	b.lines = append(b.lines, line{ev: ev, start: start, end: len(b.data), len: l.Len, newline: l.Newline})
@@ -94,26 +99,29 @@ func (r *reader) run() {
 	for {
 		n, err := r.read(buf)
 		if n > 0 {
-			r.forward(buf[:n])
-			r.cur = <-r.free
-			r.cur.at, r.cur.bytes = time.Now(), n
-			r.cur.lines, r.cur.data = r.cur.lines[:0], r.cur.data[:0]
-			r.split.Write(buf[:n])
-			r.batches <- r.cur
-			if r.draining.Load() {
-				// Keep draining while bytes come; stop once none did for a while.
-				_ = r.master.SetReadDeadline(time.Now().Add(drainQuiet))
+			r.take(buf[:n])
+			if until := r.drainUntil.Load(); until != 0 {
+				// Keep draining while bytes come, within the drain's bound.
+				_ = r.master.SetReadDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
 			}
 		}
 		if err == nil {
 			continue
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// A deadline stops a read before it looks: what the agent wrote
+			// and a busy loop left unread is still in the PTY. Take it.
+			r.takeBuffered(buf)
+		}
 		r.midLine.Store(r.split.MidLine())
-		if r.split.MidLine() {
+		if r.split.MidLine() || r.join != nil && r.join.Holding() {
 			r.cur = <-r.free
 			r.cur.at, r.cur.bytes = time.Now(), 0
 			r.cur.lines, r.cur.data = r.cur.lines[:0], r.cur.data[:0]
 			r.split.Flush()
+			if r.join != nil {
+				r.join.Flush()
+			}
 			r.batches <- r.cur
 		}
 		// EIO is how Linux says every slave fd closed: the end, not an error.
@@ -122,6 +130,45 @@ func (r *reader) run() {
 		}
 		r.done <- err
 		return
+	}
+}
+
+// take forwards one read's bytes, then cuts and parses them into a batch
+// for the loop.
+func (r *reader) take(p []byte) {
+	r.forward(p)
+	r.cur = <-r.free
+	r.cur.at, r.cur.bytes = time.Now(), len(p)
+	r.cur.lines, r.cur.data = r.cur.lines[:0], r.cur.data[:0]
+	r.split.Write(p)
+	r.batches <- r.cur
+}
+
+// maxBuffered bounds what is taken after the drain's deadline: what a
+// PTY holds (a few KiB) many times over, not a stream a leftover process
+// keeps writing.
+const maxBuffered = 1 << 20
+
+// takeBuffered takes what the master holds now, without waiting: a read
+// through Control is not stopped by the deadline.
+func (r *reader) takeBuffered(buf []byte) {
+	for total := 0; total < maxBuffered; {
+		n := 0
+		_ = r.raw.Control(func(fd uintptr) {
+			for {
+				m, err := syscall.Read(int(fd), buf)
+				if err == syscall.EINTR {
+					continue
+				}
+				n = max(m, 0)
+				return
+			}
+		})
+		if n == 0 {
+			return
+		}
+		r.take(buf[:n])
+		total += n
 	}
 }
 
@@ -178,11 +225,17 @@ func (r *reader) forward(p []byte) {
 // in the PTY buffer then, so a quiet master means a drained one.
 const drainQuiet = 100 * time.Millisecond
 
+// drainMax bounds the whole drain: a leftover process that keeps writing
+// to the PTY must not keep the wrapper, or itself, alive.
+const drainMax = 2 * time.Second
+
 // drain makes the reader finish once the master has been quiet for
-// drainQuiet, even if a descendant of the agent still holds the PTY.
+// drainQuiet, or at the latest after drainMax, even if a descendant of
+// the agent still holds the PTY and writes to it.
 func (r *reader) drain() {
-	r.draining.Store(true)
-	_ = r.master.SetReadDeadline(time.Now().Add(drainQuiet))
+	now := time.Now()
+	r.drainUntil.Store(now.Add(drainMax).UnixNano())
+	_ = r.master.SetReadDeadline(now.Add(drainQuiet))
 }
 
 // writeBlocked reports whether a stdout write has been under way since

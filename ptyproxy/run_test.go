@@ -44,10 +44,12 @@ type output struct {
 	buf   bytes.Buffer
 	times []time.Time // arrival of each newline
 	onNL  func(line []byte)
-	fail  error // returned by Write once set
+	fail  error         // returned by Write once set
+	delay time.Duration // each Write takes this long: a slow reader downstream
 }
 
 func (o *output) Write(p []byte) (int, error) {
+	time.Sleep(o.delay)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.fail != nil {
@@ -155,8 +157,8 @@ func childPids(out *output) []int {
 	return pids
 }
 
-// TestByteIdentical sends a realistic transcript with a non-JSON line, a
-// 1 MiB line, a 64 MiB line and a last line without a newline, and checks
+// TestByteIdentical sends a non-JSON line, a 1 MiB line, a 64 MiB line, a
+// realistic transcript and a last line without a newline, and checks
 // stdout is byte for byte what the agent wrote.
 func TestByteIdentical(t *testing.T) {
 	t.Parallel()
@@ -167,9 +169,11 @@ func TestByteIdentical(t *testing.T) {
 	var want bytes.Buffer
 	want.WriteString("T: Named models unavailable\n")
 	want.WriteString("\x1b[32mcolour\x1b[0m\ttab\r\n\x03\x04\x1a\x7f\n")
-	want.Write(transcript)
 	want.WriteString(`{"type":"big","data":"` + strings.Repeat("y", 1<<20) + "\"}\n")
 	want.WriteString(`{"type":"big","data":"` + strings.Repeat("z", 64<<20) + "\"}\n")
+	// After its result an agent only has a few bytes left to write: one
+	// that goes on for long is stopped.
+	want.Write(transcript)
 	want.WriteString(`{"type":"result","subtype":"success"}` + "\x1b[?25h\x1b7")
 	file := filepath.Join(t.TempDir(), "t.jsonl")
 	if err := os.WriteFile(file, want.Bytes(), 0o600); err != nil {
@@ -624,5 +628,66 @@ func TestHardTimeoutWhileFlowing(t *testing.T) {
 	}
 	if took := res.Ended.Sub(res.Started); took > 1500*time.Millisecond {
 		t.Errorf("took %v, want about the 300ms hard timeout", took)
+	}
+}
+
+// TestMultiLineEvents replays cursor-agent output whose strings hold raw
+// newlines: a tool completion and a result written across several lines.
+// The call closes, the result is seen (an agent that lingers after it is
+// stopped as overdue, a success, not killed as hung), the answer comes out
+// whole, and stdout is byte for byte what the agent wrote.
+func TestMultiLineEvents(t *testing.T) {
+	t.Parallel()
+	for _, fixture := range []string{"cursor-multiline-result.jsonl", "cursor-multiline-normal.jsonl"} {
+		t.Run(fixture, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("..", "stream", "testdata", "wild", fixture)
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := fast()
+			th.ExitGrace = 300 * time.Millisecond
+			res, out := runAgent(t, Options{Thresholds: th}, "replay", path, "1000000", "hang")
+			if got := out.bytes(); !bytes.Equal(got, want) {
+				t.Errorf("stdout differs: got %d bytes, want %d", len(got), len(want))
+			}
+			if res.Cause != Overdue || !res.Done || len(res.SilenceOpen) > 0 {
+				t.Errorf("outcome %+v", res)
+			}
+			if !strings.Contains(res.Answer, "\n") {
+				t.Errorf("answer not whole: %q", res.Answer)
+			}
+		})
+	}
+}
+
+// TestDrainBounded: the agent answers and exits, but a grandchild in a
+// session of its own keeps writing to the PTY every 50 ms. The drain ends
+// within its bound and the grandchild is killed: neither keeps the other
+// alive.
+func TestDrainBounded(t *testing.T) {
+	t.Parallel()
+	res, out := runAgent(t, Options{}, "chatty-child", "line", `{"type":"result","subtype":"success"}`, "exit", "0")
+	if res.Cause != Exited || !res.Done || res.ExitCode != 0 {
+		t.Errorf("outcome %+v", res)
+	}
+	// From the agent's exit: the drain (2 s at most), then the leftover's
+	// kill grace (1 s in runAgent), with room for a loaded machine.
+	if took := res.Ended.Sub(res.Started); took > drainMax+time.Second+2*time.Second {
+		t.Errorf("the attempt took %v", took)
+	}
+	gone(t, childPids(out)...)
+}
+
+// TestDrainSlowReader: the agent writes more than the PTY holds and exits
+// while the wrapper's stdout takes 20 ms a write. The last bytes wait in the
+// PTY past the drain's quiet deadline, and are still forwarded.
+func TestDrainSlowReader(t *testing.T) {
+	t.Parallel()
+	out := &output{delay: 20 * time.Millisecond}
+	res, _ := runAgent(t, Options{Stdout: out}, "lines", "2000", "100", "exit", "0")
+	if got := bytes.Count(out.bytes(), []byte("\n")); got != 2000 || res.Lines != 2000 {
+		t.Errorf("%d lines forwarded, %d seen, want 2000", got, res.Lines)
 	}
 }

@@ -66,6 +66,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   group-child      start a child in the same process group that sleeps forever
   setsid-child     start a child in its own session that ignores SIGTERM and SIGHUP
   hold-pty         start a setsid child that keeps stdout open and sleeps
+  chatty-child     start a setsid child that writes a line to stdout every 50ms, forever
   exit N           exit with status N
   kill SIGNAL      kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)`
 
@@ -298,7 +299,7 @@ func (a *agent) step(args []string) (int, error) {
 			time.Sleep(time.Millisecond)
 		}
 		return 2, nil
-	case "group-child", "setsid-child", "hold-pty":
+	case "group-child", "setsid-child", "hold-pty", "chatty-child":
 		return 1, a.child(args[0])
 	case "exit":
 		if err := need(1); err != nil {
@@ -327,6 +328,11 @@ func (a *agent) step(args []string) (int, error) {
 		// Internal: the body of the children started above.
 		if len(args) > 1 && args[1] == "ignore" {
 			signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		}
+		if len(args) > 1 && args[1] == "chatty" {
+			for range time.Tick(50 * time.Millisecond) {
+				fmt.Println(`{"type":"tick"}`)
+			}
 		}
 		sleepForever()
 	}
@@ -427,6 +433,10 @@ func (a *agent) child(kind string) error {
 		cmd.Args = append(cmd.Args, "ignore")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	case "hold-pty":
+		cmd.Stdout = os.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	case "chatty-child":
+		cmd.Args = append(cmd.Args, "chatty")
 		cmd.Stdout = os.Stdout
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
