@@ -16,16 +16,22 @@ import (
 	"fmt"
 	"os"
 
+	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/fakeagent"
 )
 
 func main() {
+	stdio = ptyproxy.ClosedStdio()
 	// The demo runs this binary as its fake agent.
 	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:]))
 }
+
+// stdio says which of stdin, stdout and stderr were closed when the
+// wrapper started (they are /dev/null now).
+var stdio [3]bool
 
 // run dispatches a subcommand, or wraps an agent.
 func run(args []string) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -59,13 +60,18 @@ func wrap(args []string) int {
 		}
 		return w
 	})
+	defer console.Close(time.Second)
 	messages := slog.New(console.Handler(live.Level()))
 	size, resize := watchSize()
+	var stdout io.Writer = console.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
+	if stdio[1] {
+		stdout = closedStdout{}
+	}
 	j := &job.Job{
-		Cmd: cmd, Live: live, Stdout: os.Stdout, Stderr: console, Console: console.Handler(live.Level()),
+		Cmd: cmd, Live: live, Stdout: stdout, Stderr: console, Console: console.Handler(live.Level()),
 		Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
 	}
-	if !cmd.Profile.HasPrompt(cmd.Args) && !term.IsTerminal(0) {
+	if !cmd.Profile.HasPrompt(cmd.Args) && !term.IsTerminal(0) && !stdio[0] {
 		j.Stdin = os.Stdin
 	}
 	if live.Config().Status {
@@ -83,6 +89,14 @@ func wrap(args []string) int {
 	}
 	j.Logger().Info(job.Summary(res))
 	return job.Status(res.Outcome)
+}
+
+// closedStdout stands for a stdout that was closed when the wrapper
+// started: the agent's first output finds it so.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}
 }
 
 // drawStatus redraws the status line from the latest snapshot four times

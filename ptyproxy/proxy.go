@@ -119,7 +119,7 @@ const (
 	Hung                     // the watchdog declared a hang and the tree was killed
 	Overdue                  // the agent answered but did not exit; killed, a success
 	Interrupted              // the wrapper got a signal and passed it on
-	Downstream               // the wrapper's stdout went away
+	Downstream               // the wrapper's stdout failed (see StdoutErr)
 	Cancelled                // the context was cancelled
 )
 
@@ -135,6 +135,9 @@ type Outcome struct {
 
 	ExitCode   int            // the agent's exit code, -1 if signalled
 	ExitSignal syscall.Signal // the signal that ended the agent, 0 if none
+	// StdoutErr is why the wrapper's stdout failed (Downstream): closed by
+	// its reader (EPIPE), closed at start (EBADF), full, or taking nothing.
+	StdoutErr error
 
 	SessionID string
 	Done      bool   // the terminal event arrived

@@ -207,18 +207,30 @@ func (r *reader) read(buf []byte) (int, error) {
 
 // forward writes p to stdout. Once stdout fails (a reader that went away)
 // the bytes are dropped, but reading goes on so the agent is never blocked
-// while it is being stopped.
+// while it is being stopped. After the agent's exit the bytes go in pieces
+// of drainPiece, so that a stdout that takes nothing at all can be told
+// from a slow one (see stalled).
 func (r *reader) forward(p []byte) {
-	if r.outErr.Load() != nil {
-		return
+	piece := len(p)
+	if r.drainUntil.Load() != 0 {
+		piece = drainPiece
 	}
-	r.writingSince.Store(time.Now().UnixNano())
-	_, err := r.out.Write(p)
-	r.writingSince.Store(0)
-	if err != nil {
-		r.outErr.Store(&err)
+	for len(p) > 0 && r.outErr.Load() == nil {
+		n := min(piece, len(p))
+		r.writingSince.Store(time.Now().UnixNano())
+		_, err := r.out.Write(p[:n])
+		r.writingSince.Store(0)
+		if err != nil {
+			r.outErr.Store(&err)
+			return
+		}
+		p = p[n:]
 	}
 }
+
+// drainPiece is a pipe's atomic write: a reader that takes anything at all
+// lets one through.
+const drainPiece = 4 << 10
 
 // drainQuiet is how long the master may stay empty, after the agent
 // exited, before what it wrote counts as read: its last bytes are already
@@ -243,6 +255,13 @@ func (r *reader) drain() {
 func (r *reader) writeBlocked(t time.Time) bool {
 	since := r.writingSince.Load()
 	return since != 0 && since < t.UnixNano()
+}
+
+// stalled reports whether one stdout write has been under way for d by
+// now: after the agent's exit, a stdout that took nothing at all.
+func (r *reader) stalled(now time.Time, d time.Duration) bool {
+	since := r.writingSince.Load()
+	return since != 0 && now.UnixNano()-since >= int64(d)
 }
 
 func (r *reader) stdoutErr() error {

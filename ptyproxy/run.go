@@ -75,6 +75,7 @@ type loop struct {
 
 	stopAt  time.Time    // SIGKILL due (while Stopping)
 	poll    *time.Ticker // while Stopping or cleaning up
+	stall   *time.Ticker // while the exited agent's output is drained
 	exited  bool
 	drained bool
 	stderr  chan []byte
@@ -96,25 +97,34 @@ func (l *loop) run(ctx context.Context) Outcome {
 
 	stderrOpen := true
 	cancelled := ctx.Done()
+	readerDone := l.r.done
 	for !(l.exited && l.drained && l.phase == Exiting && l.poll == nil) {
-		var pollC <-chan time.Time
+		var pollC, stallC <-chan time.Time
 		if l.poll != nil {
 			pollC = l.poll.C
+		}
+		if l.stall != nil {
+			stallC = l.stall.C
 		}
 		select {
 		case b := <-l.r.batches:
 			l.onBatch(b)
 			l.r.free <- b
-		case err := <-l.r.done:
+		case err := <-readerDone:
 			// The reader sent its last batches before this; select may
 			// have picked this first.
 			l.takeBatches()
-			l.drained = true
+			l.setDrained()
 			if err != nil {
 				l.o.Log.Write(sessionlog.Warning{Message: "reading the pty: " + err.Error()})
 			}
 			l.out.MidLine = l.r.midLine.Load()
 			l.afterExit()
+		case now := <-stallC:
+			if l.r.stalled(now, stdoutStall) {
+				readerDone = nil
+				l.giveUpStdout()
+			}
 		case st := <-l.p.exited:
 			l.onExit(st)
 		case line, ok := <-l.stderr:
@@ -143,16 +153,34 @@ func (l *loop) run(ctx context.Context) Outcome {
 	}
 	l.timer.Stop()
 	// Everything that held stderr is gone; what is left in the pipe is
-	// read, then the read gives up rather than wait on a stranger.
+	// read, then the read gives up rather than wait on a stranger. A
+	// wrapper's stderr that takes nothing must not keep the attempt open:
+	// the copy is abandoned after stderrWait.
 	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
+	abandon := time.After(stderrWait)
 	for stderrOpen {
-		line, ok := <-l.stderr
-		if !ok {
-			break
+		select {
+		case line, ok := <-l.stderr:
+			if !ok {
+				stderrOpen = false
+				continue
+			}
+			l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
+		case <-abandon:
+			stderrOpen = false
 		}
-		l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
 	}
-	<-stderrDone
+	select {
+	case <-stderrDone:
+	case <-abandon:
+	}
+	if err := l.r.stdoutErr(); err != nil && l.out.StdoutErr == nil {
+		// Stdout failed while the agent's last output was drained.
+		l.out.StdoutErr = err
+		if l.out.Cause == Exited {
+			l.out.Cause = Downstream
+		}
+	}
 	// What died last may not have been reaped yet; nothing is left a zombie.
 	reapOrphans()
 	l.p.closeAll()
@@ -182,10 +210,9 @@ func (l *loop) onBatch(b *batch) {
 		return
 	}
 	if err := l.r.stdoutErr(); err != nil {
-		l.out.Cause = Downstream
-		l.o.Log.Write(sessionlog.DownstreamClosed{Error: err.Error()})
-		l.o.Console.Warn("stdout was closed by its reader; stopping the agent", "error", err.Error())
-		l.stop(syscall.SIGTERM)
+		l.out.Cause, l.out.StdoutErr = Downstream, err
+		l.stop(syscall.SIGTERM, sessionlog.DownstreamClosed{Error: err.Error()})
+		l.o.Console.Warn(stdoutWords(err) + "; stopping the agent")
 		return
 	}
 	// The hard deadline can pass while output flows: the batch that sees
@@ -294,6 +321,14 @@ type statusKey struct {
 	done    bool
 }
 
+// stdoutStall is how long a stdout that takes none of the agent's last
+// output is waited for, once the agent has exited.
+const stdoutStall = 10 * time.Second
+
+// stderrWait bounds how long the end of an attempt waits for the agent's
+// last stderr to be passed on.
+const stderrWait = time.Second
+
 // statusEvery bounds how often OnStatus is called.
 const statusEvery = 250 * time.Millisecond
 
@@ -313,18 +348,24 @@ func (l *loop) onTimer(now time.Time) {
 	l.decide(now)
 }
 
-// act stops the agent on a hang or an overdue exit.
+// act stops the agent on a hang or an overdue exit: signals first, words
+// after, so neither the log nor the console can delay the kill.
 func (l *loop) act(v watchdog.Verdict, r watchdog.Reason) {
-	if v == watchdog.Hang {
-		l.out.Cause, l.out.Reason = Hung, r
-		l.o.Log.Write(sessionlog.HangDetected{Reason: r})
+	cause := Hung
+	if v == watchdog.Overdue {
+		cause = Overdue
+	}
+	l.out.Cause, l.out.Reason = cause, r
+	var why sessionlog.Record = sessionlog.HangDetected{Reason: r}
+	if cause == Overdue {
+		why = sessionlog.ExitOverdue{Reason: r}
+	}
+	l.stop(syscall.SIGTERM, why)
+	if cause == Hung {
 		l.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
 	} else {
-		l.out.Cause, l.out.Reason = Overdue, r
-		l.o.Log.Write(sessionlog.ExitOverdue{Reason: r})
-		l.o.Console.Info("the agent finished its answer but did not exit within " + watchdog.Round(r.Threshold) + "; stopping it")
+		l.o.Console.Info("the agent finished its answer but did not exit in time (" + r.Describe() + "); stopping it")
 	}
-	l.stop(syscall.SIGTERM)
 }
 
 // noteVerdict logs a change of verdict, and warns once when a hang comes

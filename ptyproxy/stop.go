@@ -1,6 +1,8 @@
 package ptyproxy
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"syscall"
@@ -17,10 +19,10 @@ func (l *loop) onSignal(sig os.Signal) {
 		l.out.Cause, l.out.Signal = Interrupted, sig
 		l.o.Console.Warn("got " + sig.String() + "; passing it to the agent")
 		if ss, ok := sig.(syscall.Signal); ok {
-			l.stop(ss)
+			l.stop(ss, nil)
 			return
 		}
-		l.stop(syscall.SIGTERM)
+		l.stop(syscall.SIGTERM, nil)
 		return
 	}
 	// A second signal does not wait for the grace.
@@ -31,12 +33,20 @@ func (l *loop) onSignal(sig os.Signal) {
 // stop begins the staged kill: SIGCONT and sig to the group and to the
 // processes that left it, then SIGKILL after the kill grace unless the
 // tree is gone by then.
-func (l *loop) stop(sig syscall.Signal) {
+//
+// why, if not nil, is the record of the decision: it is written after the
+// signals are sent (a log that is behind must not delay them) and before
+// their records.
+func (l *loop) stop(sig syscall.Signal, why sessionlog.Record) {
 	l.endSilence(time.Now())
 	l.phase = Stopping
 	l.timer.Stop()
-	l.signal(syscall.SIGCONT)
-	l.signal(sig)
+	cont, term := l.kill.signal(syscall.SIGCONT), l.kill.signal(sig)
+	if why != nil {
+		l.o.Log.Write(why)
+	}
+	l.logKill(syscall.SIGCONT, cont)
+	l.logKill(sig, term)
 	l.stopAt = time.Now().Add(l.o.KillGrace)
 	l.startPoll()
 	now := time.Now()
@@ -55,8 +65,8 @@ func (l *loop) stopNow() {
 	l.onPoll(time.Now())
 }
 
-func (l *loop) signal(sig syscall.Signal) {
-	if sent := l.kill.signal(sig); len(sent) > 0 {
+func (l *loop) logKill(sig syscall.Signal, sent []int) {
+	if len(sent) > 0 {
 		l.o.Log.Write(sessionlog.Kill{Signal: sigName(sig), Pids: sent})
 	}
 }
@@ -104,7 +114,42 @@ func (l *loop) onExit(st exitStatus) {
 	l.timer.Stop()
 	if l.drained {
 		l.afterExit()
+		return
 	}
+	l.stall = time.NewTicker(time.Second)
+}
+
+// setDrained notes the agent's output read to its end.
+func (l *loop) setDrained() {
+	l.drained = true
+	if l.stall != nil {
+		l.stall.Stop()
+		l.stall = nil
+	}
+}
+
+// giveUpStdout ends an attempt whose agent has exited but whose stdout has
+// taken nothing for stdoutStall: a caller that waits for the wrapper's exit
+// before it reads would wait for ever. What was not written is lost, and
+// said so.
+func (l *loop) giveUpStdout() {
+	err := fmt.Errorf("stdout took nothing for %s after the agent exited; the rest of its output was not delivered", stdoutStall)
+	l.out.Cause, l.out.StdoutErr = Downstream, err
+	l.o.Log.Write(sessionlog.DownstreamClosed{Error: err.Error()})
+	l.o.Console.Warn(err.Error())
+	l.setDrained()
+	l.afterExit()
+}
+
+// stdoutWords says what happened to stdout, for people.
+func stdoutWords(err error) string {
+	switch {
+	case errors.Is(err, syscall.EPIPE):
+		return "stdout was closed by its reader"
+	case errors.Is(err, syscall.EBADF):
+		return "stdout is closed"
+	}
+	return "writing stdout failed: " + err.Error()
 }
 
 // afterExit runs once the agent exited and its output is drained: what is
@@ -116,7 +161,7 @@ func (l *loop) afterExit() {
 	if l.phase == Running {
 		if l.kill.alive() {
 			l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited but left processes running; stopping them"})
-			l.stop(syscall.SIGTERM)
+			l.stop(syscall.SIGTERM, nil)
 			return
 		}
 		l.phase = Exiting

@@ -12,6 +12,7 @@ import (
 // MCP server's results and the on_hang command's environment.
 const (
 	ExitUsage      = 2   // a subcommand's usage error
+	ExitStdout     = 74  // the wrapper's stdout could not be written (EX_IOERR)
 	ExitHang       = 124 // a hang detected and killed (restarts used up)
 	ExitWrapper    = 125 // the wrapper itself failed: a bad flag, a bad config
 	ExitNotExec    = 126 // the agent was found but cannot be run
@@ -25,7 +26,7 @@ const (
 // after its result (0 if it answered but had to be stopped); 124 for a
 // hang; 1 for an agent that exited 0 without a result; 128+n for a
 // signal n, the agent's or the wrapper's; 141 when the wrapper's stdout
-// went away.
+// was closed by its reader, 74 when it failed otherwise.
 func Status(out ptyproxy.Outcome) int {
 	agent := out.ExitCode
 	if out.ExitSignal != 0 {
@@ -42,7 +43,10 @@ func Status(out ptyproxy.Outcome) int {
 		}
 		return ExitSignalBase + int(syscall.SIGTERM)
 	case ptyproxy.Downstream:
-		return ExitSignalBase + int(syscall.SIGPIPE)
+		if out.StdoutErr == nil || errors.Is(out.StdoutErr, syscall.EPIPE) {
+			return ExitSignalBase + int(syscall.SIGPIPE)
+		}
+		return ExitStdout
 	}
 	if !out.Done && agent == 0 {
 		return exitNoResult

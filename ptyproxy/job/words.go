@@ -32,7 +32,7 @@ func outcomeWords(out ptyproxy.Outcome) string {
 	case ptyproxy.Interrupted:
 		return "was interrupted by " + out.Signal.String()
 	case ptyproxy.Downstream:
-		return "was stopped because stdout closed"
+		return "was stopped because stdout failed"
 	case ptyproxy.Cancelled:
 		return "was cancelled"
 	}

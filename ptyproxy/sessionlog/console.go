@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -15,14 +17,44 @@ import (
 // the wrapper's messages are written as lines starting "cursor-wrap: ", and
 // a status line may be drawn below them. The status line is erased before
 // anything else is written and redrawn by the next status update.
+//
+// # Never in the way
+//
+// Nothing the wrapper decides waits on stderr. Everything is written by the
+// console's own goroutine, in order, from a bounded queue: a message that
+// finds the queue full is dropped and counted (a blocked stderr costs
+// words, never a kill); the agent's stderr waits for room instead, since it
+// must not be lost, which blocks only the goroutine that copies it.
 type Console struct {
-	mu        sync.Mutex
+	tty   bool       // the status line is drawn only on a terminal
+	width func() int // the terminal's width, for truncation
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []item
+	queued  int     // bytes in queue
+	status  *string // a status line to draw, the newest only
+	dropped int     // messages dropped since the last note
+	closed  bool
+	idle    bool // the writer is waiting for work
+	done    chan struct{}
+
+	// The writer's own state: what is on the screen.
+	screen    sync.Mutex // held while writing to the terminal
 	w         io.Writer
-	tty       bool       // the status line is drawn only on a terminal
-	width     func() int // the terminal's width, for truncation
-	status    string     // the status line on screen, "" if none
-	lineStart bool       // the last byte written ended a line
+	shown     string // the status line on screen, "" if none
+	lineStart bool   // the last byte written ended a line
+	stdoutMid bool   // stdout, sharing the terminal, ended mid-line
 }
+
+type item struct {
+	agent bool // the agent's stderr, as is; else a line of the wrapper's
+	b     []byte
+}
+
+// maxQueued bounds what waits for stderr: far more than a burst of
+// messages, little memory.
+const maxQueued = 256 << 10
 
 // NewConsole returns a Console writing to w. tty says whether w is a
 // terminal; width reports its width (nil for 80).
@@ -30,58 +62,164 @@ func NewConsole(w io.Writer, tty bool, width func() int) *Console {
 	if width == nil {
 		width = func() int { return 80 }
 	}
-	return &Console{w: w, tty: tty, width: width, lineStart: true}
+	c := &Console{w: w, tty: tty, width: width, lineStart: true, done: make(chan struct{})}
+	c.cond = sync.NewCond(&c.mu)
+	go c.run()
+	return c
 }
 
-// Write passes the agent's stderr through unchanged.
+// Write passes the agent's stderr through unchanged. It waits for room in
+// the queue, never for stderr itself once the bytes are queued.
 func (c *Console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.erase()
-	if len(p) > 0 {
-		c.lineStart = p[len(p)-1] == '\n'
+	for c.queued > 0 && c.queued+len(p) > maxQueued && !c.closed {
+		c.cond.Wait()
 	}
-	return c.w.Write(p)
+	if c.closed {
+		return len(p), nil
+	}
+	c.push(item{agent: true, b: bytes.Clone(p)})
+	return len(p), nil
 }
 
-// line writes one message line of the wrapper's own.
+// line queues one message line of the wrapper's own, or drops it when
+// stderr is not keeping up.
 func (c *Console) line(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.erase()
-	if !c.lineStart {
-		// Never glue a message to a partial line of the agent's.
-		b = append([]byte{'\n'}, b...)
-	}
-	_, _ = c.w.Write(b) // Nowhere left to report a failing stderr.
-	c.lineStart = true
-}
-
-// Status draws s as the status line, truncated to the terminal's width.
-// It does nothing unless the console is a terminal; "" erases it.
-func (c *Console) Status(s string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.tty || !c.lineStart {
+	if c.closed || c.queued+len(b) > maxQueued {
+		c.dropped++
 		return
 	}
-	s = truncate(s, c.width()-1)
-	if s == c.status {
+	c.push(item{b: b})
+}
+
+func (c *Console) push(it item) {
+	c.queue = append(c.queue, it)
+	c.queued += len(it.b)
+	c.cond.Broadcast()
+}
+
+// Status draws s as the status line, truncated to the terminal's width,
+// with control characters taken out. It does nothing unless the console
+// is a terminal; "" erases it. Only the newest status is drawn.
+func (c *Console) Status(s string) {
+	if !c.tty {
+		return
+	}
+	s = truncate(Printable(s), c.width()-1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.status = &s
+	c.cond.Broadcast()
+}
+
+// Close writes what is queued, waiting at most wait for a stderr that
+// does not take it, then stops the console. Later writes are dropped.
+func (c *Console) Close(wait time.Duration) {
+	c.mu.Lock()
+	c.closed = true
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(wait):
+	}
+}
+
+// run writes the queue to stderr, in order, with the status line last.
+func (c *Console) run() {
+	defer close(c.done)
+	for {
+		c.mu.Lock()
+		for len(c.queue) == 0 && c.status == nil && c.dropped == 0 && !c.closed {
+			c.idle = true
+			c.cond.Wait()
+		}
+		c.idle = false
+		if len(c.queue) == 0 && c.status == nil && c.dropped == 0 && c.closed {
+			c.mu.Unlock()
+			return
+		}
+		queue, status, dropped := c.queue, c.status, c.dropped
+		c.queue, c.queued, c.status, c.dropped = nil, 0, nil, 0
+		c.cond.Broadcast() // Room for the agent's stderr.
+		c.mu.Unlock()
+
+		c.screen.Lock()
+		for _, it := range queue {
+			c.erase()
+			b := it.b
+			if !it.agent && (!c.lineStart || c.stdoutMid) {
+				// Never glue a message to a partial line.
+				b = append([]byte{'\n'}, b...)
+			}
+			c.write(b)
+		}
+		if dropped > 0 {
+			c.erase()
+			c.write(fmt.Appendf(nil, "cursor-wrap: warning: stderr was not keeping up; %d messages were dropped\n", dropped))
+		}
+		if status != nil {
+			c.draw(*status)
+		}
+		c.screen.Unlock()
+	}
+}
+
+func (c *Console) write(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	_, _ = c.w.Write(b) // Nowhere left to report a failing stderr.
+	c.lineStart = b[len(b)-1] == '\n'
+}
+
+func (c *Console) draw(s string) {
+	if !c.lineStart || c.stdoutMid || s == c.shown {
 		return
 	}
 	if s == "" {
 		c.erase()
 		return
 	}
-	fmt.Fprintf(c.w, "\r%s\x1b[K", s)
-	c.status = s
+	_, _ = fmt.Fprintf(c.w, "\r%s\x1b[K", s)
+	c.shown = s
 }
 
 func (c *Console) erase() {
-	if c.status != "" {
-		io.WriteString(c.w, "\r\x1b[K")
-		c.status = ""
+	if c.shown != "" {
+		_, _ = io.WriteString(c.w, "\r\x1b[K")
+		c.shown = ""
 	}
+}
+
+// Stdout returns w, the wrapper's stdout, made to share the terminal with
+// the console when both are the same terminal: the status line is erased
+// before the agent's output is written, and not drawn while that output
+// ends mid-line. Otherwise it returns w itself.
+func (c *Console) Stdout(w io.Writer, sameTerminal bool) io.Writer {
+	if !c.tty || !sameTerminal {
+		return w
+	}
+	return sharedStdout{c, w}
+}
+
+type sharedStdout struct {
+	c *Console
+	w io.Writer
+}
+
+func (s sharedStdout) Write(p []byte) (int, error) {
+	s.c.screen.Lock()
+	defer s.c.screen.Unlock()
+	s.c.erase()
+	n, err := s.w.Write(p)
+	if n > 0 {
+		s.c.stdoutMid = p[n-1] != '\n'
+	}
+	return n, err
 }
 
 func truncate(s string, width int) string {
@@ -95,9 +233,28 @@ func truncate(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
+// Printable returns s with control characters (escape sequences among
+// them) shown as Go escapes, so text from the agent cannot move the
+// cursor, retitle the window or clear the screen.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := fmt.Sprintf("%q", string(r))
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // Handler returns a slog.Handler that writes records at level or above as
-// "cursor-wrap: message key=value …" lines. Put it behind a Redactor's
-// Handler.
+// "cursor-wrap: message key=value …" lines, control characters shown as
+// escapes. Put it behind a Redactor's Handler.
 func (c *Console) Handler(level slog.Leveler) slog.Handler {
 	return &consoleHandler{c: c, level: level}
 }
@@ -121,13 +278,13 @@ func (h *consoleHandler) Handle(_ context.Context, rec slog.Record) error {
 	case rec.Level >= slog.LevelWarn:
 		b.WriteString("warning: ")
 	}
-	b.WriteString(rec.Message)
+	b.WriteString(Printable(rec.Message))
 	write := func(a slog.Attr) bool {
 		v := a.Value.Resolve().String()
 		if strings.ContainsAny(v, " \t\n\"=") || v == "" {
 			v = fmt.Sprintf("%q", v)
 		}
-		fmt.Fprintf(&b, " %s=%s", a.Key, v)
+		fmt.Fprintf(&b, " %s=%s", a.Key, Printable(v))
 		return true
 	}
 	for _, a := range h.attrs {

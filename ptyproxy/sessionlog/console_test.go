@@ -2,23 +2,45 @@ package sessionlog
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
+
+// settle waits until the console's writer has written everything queued.
+func settle(c *Console) {
+	for {
+		c.mu.Lock()
+		idle := c.idle && len(c.queue) == 0 && c.status == nil
+		c.mu.Unlock()
+		if idle {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
 
 func TestConsoleStatusLine(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	c := NewConsole(&b, true, func() int { return 20 })
-	c.Status("cursor-wrap 1s | thinking | silent 0s")
-	c.Write([]byte("agent stderr\n"))
-	c.Status("cursor-wrap 2s")
-	c.Write([]byte("partial"))
-	c.Status("not drawn mid-line")
-	log := slog.New(c.Handler(slog.LevelInfo))
-	log.Info("hello", "k", "v w")
-	log.Debug("hidden")
-	c.Status("")
+	for _, step := range []func(){
+		func() { c.Status("cursor-wrap 1s | thinking | silent 0s") },
+		func() { c.Write([]byte("agent stderr\n")) },
+		func() { c.Status("cursor-wrap 2s") },
+		func() { c.Write([]byte("partial")) },
+		func() { c.Status("not drawn mid-line") },
+		func() { slog.New(c.Handler(slog.LevelInfo)).Info("hello", "k", "v w") },
+		func() { slog.New(c.Handler(slog.LevelInfo)).Debug("hidden") },
+		func() { c.Status("") },
+	} {
+		step()
+		settle(c)
+	}
+	c.Close(time.Second)
 	want := "\rcursor-wrap 1s | t…\x1b[K" + "\r\x1b[K" + "agent stderr\n" +
 		"\rcursor-wrap 2s\x1b[K" + "\r\x1b[K" + "partial" +
 		"\ncursor-wrap: hello k=\"v w\"\n"
@@ -33,7 +55,76 @@ func TestConsoleNoTTY(t *testing.T) {
 	c := NewConsole(&b, false, nil)
 	c.Status("never drawn")
 	slog.New(NewRedactor([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn))).Warn("bad key abcdef123456")
+	c.Close(time.Second)
 	if b.String() != "cursor-wrap: warning: bad key [REDACTED]\n" {
 		t.Errorf("wrote %q", b.String())
+	}
+}
+
+// blocked is a stderr nobody reads: its writes never return.
+type blocked struct{ writes atomic.Int32 }
+
+func (b *blocked) Write(p []byte) (int, error) {
+	b.writes.Add(1)
+	select {}
+}
+
+// TestConsoleBlockedStderr: with a stderr that takes nothing, the
+// wrapper's messages never wait (they are dropped past the bound), the
+// agent's stderr waits for room, and Close gives up after its wait.
+func TestConsoleBlockedStderr(t *testing.T) {
+	t.Parallel()
+	w := &blocked{}
+	c := NewConsole(w, false, nil)
+	log := slog.New(c.Handler(slog.LevelInfo))
+	start := time.Now()
+	for range 10_000 {
+		log.Info(strings.Repeat("m", 100))
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("10000 messages to a blocked stderr took %v", took)
+	}
+	agent := make(chan struct{})
+	go func() {
+		_, _ = c.Write(make([]byte, maxQueued)) // Fills what the messages left.
+		_, _ = c.Write([]byte("more"))
+		close(agent)
+	}()
+	select {
+	case <-agent:
+		t.Error("the agent's stderr did not wait for room")
+	case <-time.After(100 * time.Millisecond):
+	}
+	start = time.Now()
+	c.Close(200 * time.Millisecond)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Close took %v", took)
+	}
+	<-agent // Close releases the waiting writer.
+}
+
+// TestConsoleSharedStdout: on one terminal, the status line is erased
+// before the agent's stdout is written, and not drawn while that output
+// ends mid-line.
+func TestConsoleSharedStdout(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	c := NewConsole(&b, true, func() int { return 80 })
+	out := c.Stdout(&b, true)
+	c.Status("cursor-wrap 1s | thinking")
+	settle(c)
+	io.WriteString(out, `{"type":"thinking"}`)
+	c.Status("cursor-wrap 2s | thinking")
+	settle(c)
+	io.WriteString(out, "\n")
+	c.Status("cursor-wrap 3s | thinking")
+	settle(c)
+	c.Close(time.Second)
+	want := "\rcursor-wrap 1s | thinking\x1b[K\r\x1b[K" + `{"type":"thinking"}` + "\n" + "\rcursor-wrap 3s | thinking\x1b[K"
+	if b.String() != want {
+		t.Errorf("terminal got\n%q\nwant\n%q", b.String(), want)
+	}
+	if c.Stdout(&b, false) != io.Writer(&b) {
+		t.Error("a separate stdout must be left alone")
 	}
 }

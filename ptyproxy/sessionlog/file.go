@@ -45,6 +45,7 @@ type File struct {
 	dropped int
 	failed  bool
 	lagging bool // the queue stayed full past maxWait; drop until it empties
+	waits   int  // times a write waited for room
 
 	f     *os.File
 	dir   string
@@ -149,12 +150,16 @@ func (l *File) Write(p []byte) (int, error) {
 		// The disk is behind (writeback throttling a burst): wait a little
 		// for the writer to make room rather than lose records. A disk
 		// that stays stuck costs this wait once, not once per record.
+		// The wake-up is set after the deadline, so it never comes before
+		// it: a wait woken early, by a stuck disk, would never end.
+		deadline := time.Now().Add(maxWait)
 		wake := time.AfterFunc(maxWait, func() {
 			l.mu.Lock()
 			l.cond.Broadcast()
 			l.mu.Unlock()
 		})
-		for deadline := time.Now().Add(maxWait); full() && time.Now().Before(deadline) && !l.failed; {
+		l.waits++
+		for full() && time.Now().Before(deadline) && !l.failed {
 			l.cond.Wait()
 		}
 		wake.Stop()

@@ -1,6 +1,8 @@
 package sessionlog
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -149,23 +151,42 @@ func pipeFile(t *testing.T) (*File, *os.File) {
 
 var bigRecord = []byte(`{"msg":"event","raw":"` + strings.Repeat("x", 64<<10) + `"}` + "\n")
 
-// TestSlowDiskWaits checks a queue that fills while the disk is briefly
-// behind: writes wait for room instead of losing records.
+// TestSlowDiskWaits checks a queue that fills while the disk is behind:
+// writes wait for room before they drop anything, and every record either
+// reaches the disk or is counted in a log_dropped record.
 func TestSlowDiskWaits(t *testing.T) {
 	t.Parallel()
 	l, r := pipeFile(t)
-	got := make(chan int64)
+	got := make(chan []byte)
 	go func() {
-		n, _ := io.Copy(io.Discard, r)
-		got <- n
+		b, _ := io.ReadAll(r)
+		got <- b
 	}()
 	const writes = 100 // 6.5 MB, three times the queue
 	for range writes {
 		l.Write(bigRecord)
 	}
 	l.Close()
-	if n := <-got; n != writes*int64(len(bigRecord)) || l.dropped != 0 {
-		t.Errorf("%d bytes reached the disk, %d records dropped; want all %d", n, l.dropped, writes*len(bigRecord))
+	out := <-got
+	kept, noted := 0, 0
+	for line := range bytes.Lines(out) {
+		if bytes.Equal(line, bigRecord) {
+			kept++
+			continue
+		}
+		var d struct{ Records int }
+		if json.Unmarshal(line, &d) != nil {
+			t.Fatalf("not a record: %.100q", line)
+		}
+		noted += d.Records
+	}
+	if kept+noted+l.dropped != writes {
+		t.Errorf("%d records kept, %d noted as dropped, %d dropped unnoted: some were lost", kept, noted, l.dropped)
+	}
+	// On a machine that keeps up none is dropped; a loaded one may drop,
+	// but only after the writes waited for the disk.
+	if kept < writes && l.waits == 0 {
+		t.Errorf("%d records dropped without waiting for the disk", writes-kept)
 	}
 }
 
@@ -174,15 +195,16 @@ func TestSlowDiskWaits(t *testing.T) {
 func TestStuckDiskDrops(t *testing.T) {
 	t.Parallel()
 	l, _ := pipeFile(t) // nobody reads the pipe: its 64 KiB fill, then writes block
-	start := time.Now()
 	for range 200 {
 		l.Write(bigRecord)
 	}
-	if took := time.Since(start); took > 10*maxWait {
-		t.Errorf("200 writes to a stuck disk took %v", took)
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The wait is paid once for the queue, and once more for the buffer
+	// the writer took before it blocked.
+	if l.waits > 2 {
+		t.Errorf("200 writes to a stuck disk waited %d times", l.waits)
+	}
 	if l.dropped == 0 || !l.lagging {
 		t.Errorf("dropped %d, lagging %v", l.dropped, l.lagging)
 	}
