@@ -132,7 +132,7 @@ func checkShell(check func(good bool, what, fix string), shell, name string) {
 	dir := filepath.Dir(self)
 	addDir := fmt.Sprintf("add %s to PATH in %s: %s", tilde(dir), tilde(rc), pathLine(shell, dir, home))
 	if fresh.Wrapper == "" {
-		check(false, "a new "+shell+" does not find cursor-wrap on PATH", addDir)
+		check(false, "a new "+shell+" does not find cursor-wrap on PATH ("+fresh.PATH+")", addDir)
 	} else {
 		other := ""
 		if !sameFile(fresh.Wrapper, self) {

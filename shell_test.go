@@ -192,15 +192,16 @@ func TestDoctor(t *testing.T) {
 				not  []string
 			}{
 				{"nothing", "", 1, []string{
-					"✗ " + newShell + " does not find cursor-wrap on PATH\n    fix: add " + wrapDir + " to PATH in " + rc + ": ",
+					"✗ " + newShell + " does not find cursor-wrap on PATH (/usr/local/",
+					"\n    fix: add " + wrapDir + " to PATH in " + rc + ": ",
 					"✗ cursor-agent in " + newShell + " does not go through the wrapper\n    fix: add `LINE` to " + rc + " (scripts/install.sh does it)\n",
 				}, nil},
 				{"the line, not on PATH", "LINE\n", 1, []string{
-					"✗ " + newShell + " does not find cursor-wrap on PATH\n",
+					"✗ " + newShell + " does not find cursor-wrap on PATH (",
 					"✓ cursor-agent in " + newShell + " goes through the wrapper: " + wrapperBin + "\n",
 				}, []string{"add `"}},
 				{"a line by name, not on PATH", byName, 1, []string{
-					"✗ " + newShell + " does not find cursor-wrap on PATH\n",
+					"✗ " + newShell + " does not find cursor-wrap on PATH (",
 					"✗ cursor-agent in " + newShell + " does not go through the wrapper: " + rc + ":1 runs cursor-wrap by name, and " + newShell + " does not find it on PATH\n" +
 						"    fix: replace that line with `LINE` (it names the wrapper by its path), or add " + wrapDir + " to PATH",
 				}, []string{"add `"}},

@@ -512,3 +512,35 @@ func TestInstallDarwinBash(t *testing.T) {
 		})
 	}
 }
+
+// TestUninstallLeavesOthers checks that --uninstall removes its lines from
+// every startup file, names the lines it did not add, and leaves them.
+func TestUninstallLeavesOthers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	prefix := filepath.Join(home, "bin")
+	stubWrapper(t, prefix)
+	mine := "eval \"$(cursor-wrap shell-init bash)\"\n"
+	ours := InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home) + installMarker + "\n"
+	writeText(t, filepath.Join(home, ".bashrc"), mine+ours)
+	writeText(t, filepath.Join(home, ".profile"), "export A=1\n"+ours)
+	out := install(t, installEnv(t, home, prefix, "/usr/bin/zsh"), "--uninstall")
+	for _, want := range []string{
+		"removed " + filepath.Join(prefix, "cursor-wrap") + "\n",
+		filepath.Join(prefix, "cursor-wrap-mcp") + ": not there\n",
+		"~/.bashrc: removed line 2: " + ours,
+		"~/.bashrc: left line 1, which this script did not add: " + mine,
+		"~/.profile: removed line 2: " + ours,
+		"no config file or session logs to leave behind\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printed\n%s\nwant %q", out, want)
+		}
+	}
+	if got := readOrEmpty(t, filepath.Join(home, ".bashrc")); got != mine {
+		t.Errorf(".bashrc: %q", got)
+	}
+	if got := readOrEmpty(t, filepath.Join(home, ".profile")); got != "export A=1\n" {
+		t.Errorf(".profile: %q", got)
+	}
+}
