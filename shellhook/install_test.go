@@ -513,9 +513,9 @@ func TestInstallDarwinBash(t *testing.T) {
 	}
 }
 
-// TestUninstallLeavesOthers checks that --uninstall removes its lines from
+// TestInstallUninstallLeavesOthers checks that --uninstall removes its lines from
 // every startup file, names the lines it did not add, and leaves them.
-func TestUninstallLeavesOthers(t *testing.T) {
+func TestInstallUninstallLeavesOthers(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	prefix := filepath.Join(home, "bin")
