@@ -42,7 +42,8 @@ const marker = "@@cursor-wrap-probe@@"
 // from /etc/profile and ~/.profile, read here by `sh -l`, and a terminal
 // starts an interactive shell (-i) with it. The shell runs in a session of
 // its own, so it cannot take the caller's terminal, and its stdin is empty,
-// so a startup file that reads input goes on at once.
+// so a startup file that reads input goes on at once; the end of ctx kills
+// that session.
 func NewShell(ctx context.Context, path, goos, name, home string, environ []string) (Fresh, error) {
 	var probe string
 	switch filepath.Base(path) {

@@ -1,6 +1,8 @@
 // Package shellhook makes a plain `cursor-agent …` typed in bash, zsh or fish
-// run through cursor-wrap: it writes the shell-init functions, finds the real
-// agent binary behind them, and keeps the wrapper from ever running itself.
+// run through cursor-wrap: it writes the shell-init functions and the
+// startup-file line that loads them, asks a new shell whether they are
+// there, finds the real agent binary behind them, and keeps the wrapper from
+// ever running itself.
 package shellhook
 
 import (
