@@ -31,7 +31,7 @@ func shellInit(args []string) int {
 			names = append(names, a)
 		}
 	}
-	script, err := shellhook.Script(shell, names)
+	script, err := shellhook.Script(shell, selfPath(), names)
 	if err != nil {
 		return fail(job.ExitUsage, "%v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -72,8 +73,7 @@ func doctor(args []string) int {
 		check(true, "agent: "+bin+" ("+orNone(version)+")", "")
 	}
 
-	check(shellFunctionActive(*shell, funcs[0]), fmt.Sprintf("%s in %s goes through the wrapper", funcs[0], orNone(*shell)),
-		fmt.Sprintf("add `%s` to your %s startup file (scripts/install.sh does it)", shellInitLine(*shell), orNone(*shell)))
+	checkShell(check, *shell, funcs[0])
 
 	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
 
@@ -104,26 +104,126 @@ func firstLine(s string) string {
 	return line
 }
 
-func shellInitLine(shell string) string {
-	if shell == "fish" {
-		return "cursor-wrap shell-init fish | source"
+// checkShell checks that a new shell, started as a terminal starts it,
+// finds cursor-wrap on PATH and has the function name that runs it.
+func checkShell(check func(good bool, what, fix string), shell, name string) {
+	self := selfPath()
+	home := os.Getenv("HOME")
+	rc := shellhook.RCFile(shell, runtime.GOOS, os.Getenv)
+	if rc == "" {
+		check(false, fmt.Sprintf("%s in %s goes through the wrapper", name, orNone(shell)),
+			"cursor-wrap has functions for bash, zsh and fish: run `cursor-wrap doctor --shell NAME` for the one you use")
+		return
 	}
-	return `eval "$(cursor-wrap shell-init ` + shell + `)"`
+	path := os.Getenv("SHELL")
+	if filepath.Base(path) != shell {
+		if path, _ = exec.LookPath(shell); path == "" {
+			check(false, shell+" is not installed", "install it, or run `cursor-wrap doctor --shell NAME` for the shell you use")
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fresh, err := shellhook.NewShell(ctx, path, runtime.GOOS, name, home, os.Environ())
+	if err != nil {
+		check(false, "a new "+shell+" starts: "+err.Error(), "fix what it says in "+tilde(rc)+" or another file it reads")
+		return
+	}
+
+	line := "`" + shellhook.InitLine(shell, self, home) + "`"
+	dir := filepath.Dir(self)
+	addDir := fmt.Sprintf("add %s to PATH in %s: %s", tilde(dir), tilde(rc), pathLine(shell, dir, home))
+	if fresh.Wrapper == "" {
+		check(false, "a new "+shell+" does not find cursor-wrap on PATH ("+fresh.PATH+")", addDir)
+	} else {
+		other := ""
+		if !sameFile(fresh.Wrapper, self) {
+			other = " (another file than this one, " + self + ")"
+		}
+		check(true, "a new "+shell+" finds cursor-wrap: "+fresh.Wrapper+other, "")
+	}
+
+	what := fmt.Sprintf("%s in a new %s", name, shell)
+	embedded := shellhook.EmbeddedWrapper(fresh.Function)
+	runs := fresh.Wrapper
+	if executable(embedded) {
+		runs = embedded
+	}
+	file, n, found := shellhook.FindInitLine(shellhook.StartupFiles(shell, os.Getenv))
+	switch {
+	case strings.Contains(fresh.Function, "--alias") && fresh.Alias != "":
+		check(false, what+" is the alias "+fresh.Alias+", which hides the wrapper's function",
+			"remove that alias from the files "+shell+" reads at start")
+	case strings.Contains(fresh.Function, "--alias") && runs != "":
+		check(true, what+" goes through the wrapper: "+runs, "")
+	case strings.Contains(fresh.Function, "--alias"):
+		check(false, what+" runs the real agent unwatched: no cursor-wrap at "+orNone(embedded)+" nor on PATH",
+			"install cursor-wrap again (scripts/install.sh), or put "+line+" in "+tilde(rc))
+	case fresh.Function != "":
+		check(false, what+" is a function of its own that does not run cursor-wrap",
+			"remove it, or put "+line+" after it in "+tilde(rc))
+	case found != "" && fresh.Wrapper == "" && !strings.Contains(found, "/cursor-wrap"):
+		check(false, fmt.Sprintf("%s does not go through the wrapper: %s:%d runs cursor-wrap by name, and a new %s does not find it on PATH", what, tilde(file), n, shell),
+			"replace that line with "+line+" (it names the wrapper by its path), or "+addDir)
+	case found != "":
+		check(false, fmt.Sprintf("%s does not go through the wrapper, though %s:%d loads its functions: %s", what, tilde(file), n, strings.TrimSpace(found)),
+			"the cursor-wrap that line names is gone or the line is not reached: replace it with "+line+" (scripts/install.sh does it)")
+	default:
+		check(false, what+" does not go through the wrapper", "add "+line+" to "+tilde(rc)+" (scripts/install.sh does it)")
+	}
 }
 
-// shellFunctionActive asks an interactive shell, which reads the user's
-// startup files, whether name is the wrapper's function.
-func shellFunctionActive(shell, name string) bool {
-	var out string
-	switch shell {
-	case "bash", "zsh":
-		out = runFor(5*time.Second, shell, "-ic", "type "+name)
-	case "fish":
-		out = runFor(5*time.Second, shell, "-ic", "functions "+name)
-	default:
+// pathLine is the startup-file line that puts dir on PATH in shell.
+func pathLine(shell, dir, home string) string {
+	if rest, ok := strings.CutPrefix(dir, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
+		dir = "$HOME/" + rest
+	}
+	if shell == "fish" {
+		return `fish_add_path "` + dir + `"`
+	}
+	return `export PATH="` + dir + `:$PATH"`
+}
+
+// selfPath is this binary's path for the shell functions and doctor's
+// advice: the name it was run by when that is this same file (a symlink,
+// as package managers make, then outlives an upgrade), else os.Executable.
+func selfPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	p := os.Args[0]
+	if !strings.Contains(p, "/") {
+		if p, err = exec.LookPath(p); err != nil {
+			return exe
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil && sameFile(abs, exe) {
+		return abs
+	}
+	return exe
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
 		return false
 	}
-	return strings.Contains(out, "cursor-wrap --alias")
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return path != "" && err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// tilde writes a path under HOME as ~/….
+func tilde(path string) string {
+	if rest, ok := strings.CutPrefix(path, os.Getenv("HOME")+"/"); ok && os.Getenv("HOME") != "" {
+		return "~/" + rest
+	}
+	return path
 }
 
 func logDirWritable(dir string) bool {

@@ -78,6 +78,7 @@ Usage:
   cursor-wrap mcp [--config F] [--log-dir D] [--agent-bin P] [--log-level L]
                                               serve watched agents to MCP clients on stdio
   cursor-wrap demo                            watch a normal run and a hang
+  cursor-wrap completion bash|zsh|fish        print completions for the wrapper's flags
 
 Direct mode adds --print --output-format stream-json (and --force, --model)
 when the agent args lack them. Each flag below is also a config key

@@ -49,6 +49,8 @@ func run(args []string) int {
 			return doctor(args[1:])
 		case "mcp":
 			return mcpCmd(args[1:])
+		case "completion":
+			return completion(args[1:])
 		case "help":
 			usage(os.Stdout)
 			return 0

@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"cursor-wrap/shellhook"
 )
 
 // shellFor finds a shell, skipping when it is missing unless REQUIRE_SHELLS=1.
@@ -158,33 +164,108 @@ func TestAliasTextFormat(t *testing.T) {
 	}
 }
 
-// TestDoctor runs doctor with a temporary HOME: with the shell hook in
-// .bashrc and an agent on PATH every check holds; without the hook, that
-// check fails with its fix and the exit status is 1.
+// TestDoctor runs doctor with a throwaway HOME for each of bash, zsh and
+// fish, whose new shells (started by doctor as a terminal starts them, not
+// inheriting doctor's PATH) see each startup file below; doctor must say
+// what is wrong and the one fix that applies.
 func TestDoctor(t *testing.T) {
 	t.Parallel()
-	shellFor(t, "bash")
-	home, bin := t.TempDir(), t.TempDir()
-	os.Symlink(agentBin, filepath.Join(bin, "cursor-agent"))
-	doctor := func() (string, int) {
-		cmd := exec.Command(wrapperBin, "doctor", "--shell", "bash")
-		cmd.Env = append(testEnv(), "HOME="+home, "PATH="+filepath.Dir(wrapperBin)+":"+bin+":/usr/bin:/bin", steps("line", "fake-agent 1.2.3"))
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return string(out), code
+	wrapDir := filepath.Dir(wrapperBin)
+	rcs := map[string]string{"bash": ".bashrc", "zsh": ".zshrc", "fish": ".config/fish/config.fish"}
+	for _, sh := range shells {
+		t.Run(sh, func(t *testing.T) {
+			t.Parallel()
+			shell := shellFor(t, sh)
+			pathLine := "export PATH='" + wrapDir + "':$PATH\n"
+			byName := `eval "$(cursor-wrap shell-init ` + sh + `)"` + "\n"
+			if sh == "fish" {
+				pathLine = "set -gx PATH '" + wrapDir + "' $PATH\n"
+				byName = "cursor-wrap shell-init fish | source\n"
+			}
+			rc := "~/" + rcs[sh]
+			newShell := "a new " + sh
+			for _, c := range []struct {
+				name string
+				rc   string // HOME stands for the throwaway HOME
+				code int
+				want []string // LINE stands for the line doctor suggests
+				not  []string
+			}{
+				{"nothing", "", 1, []string{
+					"✗ " + newShell + " does not find cursor-wrap on PATH (/usr/local/",
+					"\n    fix: add " + wrapDir + " to PATH in " + rc + ": ",
+					"✗ cursor-agent in " + newShell + " does not go through the wrapper\n    fix: add `LINE` to " + rc + " (scripts/install.sh does it)\n",
+				}, nil},
+				{"the line, not on PATH", "LINE\n", 1, []string{
+					"✗ " + newShell + " does not find cursor-wrap on PATH (",
+					"✓ cursor-agent in " + newShell + " goes through the wrapper: " + wrapperBin + "\n",
+				}, []string{"add `"}},
+				{"a line by name, not on PATH", byName, 1, []string{
+					"✗ " + newShell + " does not find cursor-wrap on PATH (",
+					"✗ cursor-agent in " + newShell + " does not go through the wrapper: " + rc + ":1 runs cursor-wrap by name, and " + newShell + " does not find it on PATH\n" +
+						"    fix: replace that line with `LINE` (it names the wrapper by its path), or add " + wrapDir + " to PATH",
+				}, []string{"add `"}},
+				{"a line naming a wrapper that is gone", "GONE\n", 1, []string{
+					"✗ cursor-agent in " + newShell + " does not go through the wrapper, though " + rc + ":1 loads its functions: ",
+					"    fix: the cursor-wrap that line names is gone or the line is not reached: replace it with `LINE`",
+				}, []string{"add `"}},
+				{"PATH and a line by name", pathLine + byName, 0, []string{
+					"✓ " + newShell + " finds cursor-wrap: " + wrapperBin + "\n",
+					"✓ cursor-agent in " + newShell + " goes through the wrapper: " + wrapperBin + "\n",
+					"(fake-agent 1.2.3)",
+				}, []string{"✗"}},
+			} {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					home, bin := t.TempDir(), t.TempDir()
+					os.Symlink(agentBin, filepath.Join(bin, "cursor-agent"))
+					line := shellhook.InitLine(sh, wrapperBin, home)
+					text := strings.NewReplacer("LINE", line, "GONE", shellhook.InitLine(sh, filepath.Join(home, "gone", "cursor-wrap"), home)).Replace(c.rc)
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(home, rcs[sh])), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(home, rcs[sh]), []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					out, code := runDoctor(t, home, shell, bin)
+					for _, want := range c.want {
+						if want = strings.ReplaceAll(want, "LINE", line); !strings.Contains(out, want) {
+							t.Errorf("want %q", want)
+						}
+					}
+					for _, not := range c.not {
+						if strings.Contains(out, not) {
+							t.Errorf("do not want %q", not)
+						}
+					}
+					if code != c.code || t.Failed() {
+						t.Errorf("doctor exit %d (want %d), printed\n%s", code, c.code, out)
+					}
+				})
+			}
+		})
 	}
-	out, code := doctor()
-	if code != 1 || !strings.Contains(out, "✗ cursor-agent in bash goes through the wrapper\n    fix: add `eval \"$(cursor-wrap shell-init bash)\"`") {
-		t.Errorf("without the hook: exit %d\n%s", code, out)
+}
+
+// runDoctor runs doctor for shell with HOME home and PATH holding the
+// wrapper and bin, as a user who typed its full path would.
+func runDoctor(t *testing.T, home, shell, bin string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, wrapperBin, "doctor")
+	env := slices.DeleteFunc(testEnv(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return k == "ZDOTDIR" || k == "XDG_CONFIG_HOME" || k == "XDG_STATE_HOME" || k == "PATH"
+	})
+	cmd.Env = append(env, "HOME="+home, "SHELL="+shell, "TERM=xterm", "PATH="+filepath.Dir(wrapperBin)+":"+bin+":/usr/bin:/bin",
+		steps("line", "fake-agent 1.2.3"))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(home, ".bashrc"), []byte(`eval "$(cursor-wrap shell-init bash)"`+"\n"), 0o644)
-	out, code = doctor()
-	if code != 0 || strings.Contains(out, "✗") || !strings.Contains(out, "(fake-agent 1.2.3)") || strings.Count(out, "✓") != 6 {
-		t.Errorf("with the hook: exit %d\n%s", code, out)
-	}
+	return string(out), cmd.ProcessState.ExitCode()
 }
 
 func TestShellInitUsage(t *testing.T) {

@@ -1,98 +1,279 @@
 #!/usr/bin/env bash
-# Builds cursor-wrap and cursor-wrap-mcp (the server `cursor-wrap mcp`
-# runs) with the local Go toolchain, installs them into $PREFIX (default
-# ~/.local/bin) and adds the shell-init line to the rc file of the shell in
-# $SHELL, once.
+# Builds cursor-wrap and cursor-wrap-mcp (the server `cursor-wrap mcp` runs)
+# with the local Go toolchain, installs them into $PREFIX (default
+# ~/.local/bin) and adds one line to the startup file of the shell in $SHELL.
+# The line defines cursor-agent and agent to run through the wrapper; it
+# names the wrapper by its full path, so it works while $PREFIX is not on
+# PATH, and does nothing once the wrapper is gone. Every file changed and
+# every line added, replaced or removed is printed. Running it again
+# rebuilds and changes no line.
 #
-# Usage: scripts/install.sh [--no-rc] [--uninstall]
-#   --no-rc      leave rc files alone
+# Usage: scripts/install.sh [--no-rc] [--no-build] [--uninstall]
+#   --no-rc      leave startup files alone
+#   --no-build   keep the binaries already in $PREFIX (say, from go install)
+#                and only add the line
 #   --uninstall  remove the binaries and every line this script added
+#
+# Linux (WSL included) and macOS; bash 3.2 or later.
 set -euo pipefail
 
-usage() { sed -n '2,9s/^# \{0,1\}//p' "$0"; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
-rc_edit=1 uninstall=0
+rc_edit=1 build=1 uninstall=0
 for arg in "$@"; do
 	case $arg in
 	--no-rc) rc_edit=0 ;;
+	--no-build) build=0 ;;
 	--uninstall) uninstall=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "install.sh: unknown argument: $arg" >&2; usage >&2; exit 2 ;;
 	esac
 done
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Refuse what is not supported before anything is touched.
+os=$(uname -s)
+case $os in
+Linux | Darwin) ;;
+*)
+	echo "install.sh: $os is not supported: cursor-wrap runs on Linux and macOS (on Windows, inside WSL). Nothing was changed." >&2
+	exit 1
+	;;
+esac
 prefix=${PREFIX:-$HOME/.local/bin}
+case $prefix in
+/*) ;;
+*) echo "install.sh: PREFIX must be an absolute path, not $prefix. Nothing was changed." >&2; exit 2 ;;
+esac
+# The startup line quotes the path; these would need escaping in some shell.
+case $prefix in
+*"'"* | *\\* | *"
+"*)
+	echo "install.sh: PREFIX must not hold a quote, a backslash or a newline. Nothing was changed." >&2
+	exit 2
+	;;
+esac
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$prefix/cursor-wrap
 mcp=$prefix/cursor-wrap-mcp
 # The marker rides on the line itself, so removal matches whole lines only.
 marker='# added by cursor-wrap scripts/install.sh'
 
-# rc_file SHELL prints the rc file of that shell; init_line SHELL its line.
+tilde() {
+	case $1 in
+	"$HOME"/*) printf '~/%s\n' "${1#"$HOME"/}" ;;
+	*) printf '%s\n' "$1" ;;
+	esac
+}
+
+# rc_file SHELL prints the startup file the line goes in: the one a new
+# terminal's shell reads. On macOS, Terminal starts a login bash, which reads
+# the first of ~/.bash_profile, ~/.bash_login and ~/.profile (and ~/.bashrc
+# only when that file sources it). doctor names the same file.
 rc_file() {
 	case $1 in
-	bash) echo "$HOME/.bashrc" ;;
+	bash)
+		if [ "$os" != Darwin ]; then
+			echo "$HOME/.bashrc"
+			return
+		fi
+		for f in "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile"; do
+			if [ -f "$f" ]; then
+				if grep -q '\.bashrc' "$f"; then echo "$HOME/.bashrc"; else echo "$f"; fi
+				return
+			fi
+		done
+		echo "$HOME/.bash_profile"
+		;;
 	zsh) echo "${ZDOTDIR:-$HOME}/.zshrc" ;;
 	fish) echo "${XDG_CONFIG_HOME:-$HOME/.config}/fish/config.fish" ;;
 	esac
 }
+
+# wrapper_word prints $bin as one shell word for bash, zsh and fish alike:
+# "$HOME/…" under the home directory (so the line still works in a home that
+# lives elsewhere, as shared dotfiles do), else in single quotes.
+wrapper_word() {
+	case $bin in
+	"$HOME"/*)
+		case ${bin#"$HOME"/} in
+		*[\"\$\`!]*) ;;
+		*) printf '"$HOME/%s"' "${bin#"$HOME"/}"; return ;;
+		esac
+		;;
+	esac
+	printf "'%s'" "$bin"
+}
+
+# init_line SHELL prints the line for that shell, without the marker.
 init_line() {
+	w=$(wrapper_word)
 	case $1 in
-	fish) echo "cursor-wrap shell-init fish | source" ;;
-	*) echo "eval \"\$(cursor-wrap shell-init $1)\"" ;;
+	fish) printf 'if test -x %s; %s shell-init fish | source; end\n' "$w" "$w" ;;
+	*) printf 'if [ -x %s ]; then eval "$(%s shell-init %s)"; fi\n' "$w" "$w" "$1" ;;
 	esac
 }
-tilde() { echo "${1/#"$HOME"/\~}"; }
+
+# hand_lines FILE prints, as N: LINE, the lines that run cursor-wrap
+# shell-init and were not added by this script.
+hand_lines() {
+	CW_MARK=$marker awk '/cursor-wrap["\047]? shell-init/ && !/^[ \t]*#/ && !index($0, ENVIRON["CW_MARK"]) { print NR ": " $0 }' "$1"
+}
+
+# write_back FILE TMP copies TMP over FILE: copying rather than moving keeps
+# the file's mode, owner and any symlink (dotfile managers make them).
+write_back() {
+	cat "$2" >"$1"
+	rm -f "$2"
+}
+
+# left_behind prints what --uninstall leaves: the config file and the session
+# logs, asked of the wrapper itself (before it is removed) and looked for at
+# their default places.
+left_behind() {
+	local cfg="" logs="" out
+	if [ -x "$bin" ] && out=$("$bin" config 2>/dev/null); then
+		cfg=$(printf '%s\n' "$out" | sed -n '1s/^# config file: \(.*\) ([^)]*)$/\1/p')
+		logs=$(printf '%s\n' "$out" | sed -n 's/^log_dir  *= "\(.*\)" *#.*$/\1/p')
+	fi
+	local found=0 seen=" " p n
+	for p in "$cfg" "${CURSOR_WRAP_CONFIG:-${XDG_CONFIG_HOME:-$HOME/.config}/cursor-wrap/config.toml}"; do
+		case $seen in *" $p "*) continue ;; esac
+		seen="$seen$p "
+		if [ -n "$p" ] && [ -f "$p" ]; then
+			[ "$found" = 1 ] || echo "left in place (remove them yourself when you no longer want them):"
+			found=1
+			echo "  $(tilde "$p"), your settings: rm '$p'"
+		fi
+	done
+	for p in "$logs" "$HOME/.cursor-wrap/logs" "${XDG_STATE_HOME:-$HOME/.local/state}/cursor-wrap/logs"; do
+		case $seen in *" $p "*) continue ;; esac
+		seen="$seen$p "
+		if [ -n "$p" ] && [ -d "$p" ]; then
+			[ "$found" = 1 ] || echo "left in place (remove them yourself when you no longer want them):"
+			found=1
+			n=$(find "$p" -maxdepth 1 -name 'cursor-wrap-*.jsonl' | wc -l | tr -d ' ')
+			echo "  $(tilde "$p"), $n session logs, which hold your prompts and the agents' output: rm -r '$p'"
+		fi
+	done
+	[ "$found" = 1 ] || echo "no config file or session logs to leave behind"
+}
 
 if [ "$uninstall" = 1 ]; then
+	left=$(left_behind)
 	for f in "$bin" "$mcp"; do
 		if [ -e "$f" ]; then
 			rm -f "$f"
 			echo "removed $f"
+		else
+			echo "$f: not there"
 		fi
 	done
-	[ "$rc_edit" = 1 ] || exit 0
-	# Every shell's file, not just $SHELL's: the login shell may have changed.
-	for sh in bash zsh fish; do
-		rc=$(rc_file "$sh") line="$(init_line "$sh") $marker"
-		if [ -f "$rc" ] && grep -qxF "$line" "$rc"; then
-			kept=$(mktemp)
-			grep -vxF "$line" "$rc" >"$kept" || true # Status 1: nothing else left.
-			# Copy back rather than move: keeps the file's mode, owner and any symlink.
-			cat "$kept" >"$rc"
-			rm -f "$kept"
-			echo "removed the cursor-wrap line from $(tilde "$rc")"
-		fi
-	done
+	if [ "$rc_edit" = 1 ]; then
+		# Every file any shell reads, not just $SHELL's: the login shell may
+		# have changed since the install.
+		for rc in "$HOME/.bashrc" "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile" \
+			"$(rc_file zsh)" "$(rc_file fish)"; do
+			[ -f "$rc" ] || continue
+			if grep -qF -- "$marker" "$rc"; then
+				grep -nF -- "$marker" "$rc" | while IFS= read -r l; do
+					echo "$(tilde "$rc"): removed line ${l%%:*}: ${l#*:}"
+				done
+				kept=$(mktemp "${TMPDIR:-/tmp}/cursor-wrap.XXXXXX")
+				grep -vF -- "$marker" "$rc" >"$kept" || true # Status 1: nothing else left.
+				write_back "$rc" "$kept"
+			fi
+			hand_lines "$rc" | while IFS= read -r l; do
+				echo "$(tilde "$rc"): left line ${l%%:*}, which this script did not add: ${l#*: }"
+			done
+		done
+		echo "shells already open keep their cursor-agent function, which now runs the real agent, until they exit"
+	fi
+	printf '%s\n' "$left"
 	exit 0
 fi
 
-command -v go >/dev/null || { echo "install.sh: go not found on PATH; install Go first" >&2; exit 1; }
-mkdir -p "$prefix"
-(cd "$repo" && go build -o "$bin" . && go build -o "$mcp" ./mcpserver/cmd/cursor-wrap-mcp)
-echo "installed $bin"
-echo "installed $mcp"
+if [ "$build" = 0 ]; then
+	if [ ! -x "$bin" ]; then
+		echo "install.sh: --no-build, but there is no cursor-wrap at $bin. Nothing was changed." >&2
+		exit 1
+	fi
+	echo "kept $bin (--no-build)"
+else
+	command -v go >/dev/null || {
+		echo "install.sh: go not found on PATH; install Go first. Nothing was changed." >&2
+		exit 1
+	}
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cursor-wrap-build.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	# Built aside first: a failed build changes nothing.
+	(cd "$repo" && go build -o "$tmp/cursor-wrap" . && go build -o "$tmp/cursor-wrap-mcp" ./mcpserver/cmd/cursor-wrap-mcp)
+	if [ ! -d "$prefix" ]; then
+		mkdir -p "$prefix"
+		echo "created $prefix"
+	fi
+	for name in cursor-wrap cursor-wrap-mcp; do
+		# A rename in the same directory: a running wrapper keeps its file.
+		cp "$tmp/$name" "$prefix/.$name.new"
+		mv -f "$prefix/.$name.new" "$prefix/$name"
+		echo "installed $prefix/$name"
+	done
+fi
+on_path=0
 case ":$PATH:" in
-*":$prefix:"*) ;;
-*) echo "$prefix is not on PATH: add it, e.g. export PATH=\"$prefix:\$PATH\"" ;;
+*":$prefix:"*) on_path=1 ;;
 esac
 
-[ "$rc_edit" = 1 ] || exit 0
-sh=$(basename "${SHELL:-}")
-rc=$(rc_file "$sh")
-if [ -z "$rc" ]; then
-	echo "could not pick an rc file for SHELL=${SHELL:-(unset)}; add the line for your shell by hand:"
-	for s in bash zsh fish; do echo "  $s: $(init_line "$s")"; done
-	exit 0
+# edit_rc adds the line to the startup file of the shell in $SHELL, or says
+# why not and what to do.
+edit_rc() {
+	local sh rc line shown new
+	sh=$(basename "${SHELL:-}")
+	rc=$(rc_file "$sh")
+	if [ -z "$rc" ]; then
+		echo "could not pick a startup file for SHELL=${SHELL:-(unset)}; add the line for your shell by hand:"
+		for s in bash zsh fish; do echo "  $s: $(init_line "$s")"; done
+		return
+	fi
+	line="$(init_line "$sh") $marker"
+	shown=$(tilde "$rc")
+	if [ -f "$rc" ] && grep -qxF -- "$line" "$rc"; then
+		echo "$shown already has the cursor-wrap line; not changed"
+	elif [ -f "$rc" ] && grep -qF -- "$marker" "$rc"; then
+		# An earlier install's line (another PREFIX, an older form): replaced
+		# in place, so whatever the user put around it keeps its order.
+		grep -nF -- "$marker" "$rc" | while IFS= read -r l; do
+			echo "$shown: replaced line ${l%%:*}: ${l#*:}"
+		done
+		echo "  with: $line"
+		new=$(mktemp "${TMPDIR:-/tmp}/cursor-wrap.XXXXXX")
+		CW_MARK=$marker CW_LINE=$line awk '
+			index($0, ENVIRON["CW_MARK"]) { if (!done) print ENVIRON["CW_LINE"]; done = 1; next }
+			{ print }' "$rc" >"$new"
+		write_back "$rc" "$new"
+	elif [ -f "$rc" ] && [ -n "$(hand_lines "$rc")" ]; then
+		hand_lines "$rc" | while IFS= read -r l; do
+			echo "$shown: line ${l%%:*} already runs cursor-wrap shell-init (a line of your own); not changed: ${l#*: }"
+			case $l in
+			*/cursor-wrap*) ;;
+			*) [ "$on_path" = 1 ] || echo "  it finds cursor-wrap on PATH, which lacks $prefix: put $bin in the line, or add $prefix to PATH" ;;
+			esac
+		done
+	else
+		mkdir -p "$(dirname "$rc")"
+		# Start on a line of our own even if the file lacks a final newline.
+		if [ -s "$rc" ] && [ -n "$(tail -c 1 "$rc")" ]; then echo >>"$rc"; fi
+		echo "$line" >>"$rc"
+		echo "$shown: added line $(wc -l <"$rc" | tr -d ' '): $line"
+	fi
+}
+
+if [ "$rc_edit" = 1 ]; then
+	edit_rc
+else
+	echo "startup files left alone (--no-rc)"
 fi
-line=$(init_line "$sh")
-# A line the user wrote by hand counts too.
-if [ -f "$rc" ] && grep -qF "$line" "$rc"; then
-	echo "$(tilde "$rc") already has the cursor-wrap line"
-	exit 0
+if [ "$on_path" = 0 ]; then
+	echo "$prefix is not on PATH: the shell line names the wrapper by its full path, so cursor-agent goes through it all the same; to type cursor-wrap itself, add $prefix to PATH"
 fi
-mkdir -p "$(dirname "$rc")"
-# Start on a line of our own even if the file lacks a final newline.
-if [ -s "$rc" ] && [ -n "$(tail -c 1 "$rc")" ]; then echo >>"$rc"; fi
-echo "$line $marker" >>"$rc"
-echo "added '$line' to $(tilde "$rc")"
+echo "open a new shell to use it, and check the installation with: $(if [ "$on_path" = 1 ]; then echo cursor-wrap; else echo "$bin"; fi) doctor"

@@ -1,14 +1,18 @@
 package shellhook
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,27 +41,41 @@ func installEnv(t *testing.T, home, prefix, shell string, extra ...string) []str
 	if err != nil {
 		t.Skip("no usable go toolchain:", err)
 	}
-	drop := []string{"HOME", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
+	drop := []string{"HOME", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains(drop, name)
+		return slices.Contains(drop, name) || strings.HasPrefix(name, "CURSOR_WRAP_")
 	})
 	env = append(env, genv...)
 	return append(env, append([]string{"HOME=" + home, "PREFIX=" + prefix, "SHELL=" + shell}, extra...)...)
 }
 
-// install runs scripts/install.sh with args and returns what it printed.
-func install(t *testing.T, env []string, args ...string) string {
+// runInstall runs scripts/install.sh with args and returns what it printed
+// and its exit status. INSTALL_TEST_BASH names another bash to run it with,
+// such as a build of 3.2, macOS's.
+func runInstall(t *testing.T, env []string, args ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join("..", "scripts", "install.sh")}, args...)...)
+	bash := cmp.Or(os.Getenv("INSTALL_TEST_BASH"), "bash")
+	cmd := exec.CommandContext(ctx, bash, append([]string{filepath.Join("..", "scripts", "install.sh")}, args...)...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
-	if err != nil {
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("install.sh %q: %v\n%s", args, err, out)
 	}
-	return string(out)
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// install runs scripts/install.sh, which must succeed.
+func install(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	out, code := runInstall(t, env, args...)
+	if code != 0 {
+		t.Fatalf("install.sh %q: exit %d\n%s", args, code, out)
+	}
+	return out
 }
 
 func readOrEmpty(t *testing.T, path string) string {
@@ -69,29 +87,63 @@ func readOrEmpty(t *testing.T, path string) string {
 	return string(b)
 }
 
+// newShell runs program in an interactive shell that reads its startup
+// files, as a new terminal's does, in a session of its own so it cannot take
+// the test's terminal. It returns stdout and stderr, without the two lines
+// bash prints when it has no terminal for job control.
+func newShell(t *testing.T, shell string, env []string, program string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shellPath(t, shell), "-i", "-c", program)
+	cmd.Env = append(slices.Clone(env), "TERM=xterm") // Else fish warns.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.WaitDelay = 5 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s -i -c %q: %v\nstderr: %s", shell, program, err, errb.String())
+	}
+	var kept []string
+	for line := range strings.Lines(errb.String()) {
+		if !strings.Contains(line, "cannot set terminal process group") && !strings.Contains(line, "no job control in this shell") {
+			kept = append(kept, line)
+		}
+	}
+	return out.String(), strings.Join(kept, "")
+}
+
+// TestInstall installs into a PREFIX that is not on PATH, for the shell in
+// $SHELL, and checks what a user would: what install.sh said, the line in
+// the startup file, that a new shell's cursor-agent goes through the
+// installed wrapper, that a second run changes nothing, that a wrapper moved
+// away leaves new shells quiet and the real agent running, and that
+// --uninstall takes back exactly what was added and says what it leaves.
 func TestInstall(t *testing.T) {
 	t.Parallel()
+	_, realDir := fakeAgents(t)
 	for _, c := range []struct {
 		shell  string
 		rc     string // relative to HOME
 		extra  []string
 		before string // the rc file's content before install; "" for none
-		line   string
+		build  bool   // else the wrapper is built once for all, and installed with --no-build
 	}{
-		{"/bin/bash", ".bashrc", nil, "# mine\nalias x=y\n", `eval "$(cursor-wrap shell-init bash)"`},
-		{"/usr/bin/zsh", "zdot/.zshrc", []string{"ZDOTDIR=HOME/zdot"}, "", `eval "$(cursor-wrap shell-init zsh)"`},
-		{"/usr/bin/fish", ".config/fish/config.fish", nil, "set x 1", "cursor-wrap shell-init fish | source"},
+		{"bash", ".bashrc", nil, "# mine\nalias x=y\n", true},
+		{"zsh", "zdot/.zshrc", []string{"ZDOTDIR=HOME/zdot"}, "", false},
+		{"fish", ".config/fish/config.fish", nil, "set x 1", false},
 	} {
-		t.Run(filepath.Base(c.shell), func(t *testing.T) {
+		t.Run(c.shell, func(t *testing.T) {
 			t.Parallel()
+			shell := shellPath(t, c.shell)
 			home := t.TempDir()
-			prefix := filepath.Join(home, "bin")
+			prefix := filepath.Join(home, ".local", "bin")
 			rc := filepath.Join(home, c.rc)
 			var extra []string
 			for _, kv := range c.extra {
 				extra = append(extra, strings.ReplaceAll(kv, "HOME", home))
 			}
-			env := installEnv(t, home, prefix, c.shell, extra...)
+			env := installEnv(t, home, prefix, shell, extra...)
 			shown := "~/" + c.rc
 			if c.before != "" {
 				// A symlinked rc file, as dotfile managers make, must stay one.
@@ -102,42 +154,98 @@ func TestInstall(t *testing.T) {
 				}
 				symlink(t, target, rc)
 			}
-
-			out := install(t, env)
-			for _, want := range []string{
-				"installed " + filepath.Join(prefix, "cursor-wrap") + "\n",
-				"installed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n",
-				prefix + " is not on PATH",
-				"added '" + c.line + "' to " + shown + "\n",
-			} {
-				if !strings.Contains(out, want) {
-					t.Errorf("first run printed\n%s\nwant %q", out, want)
-				}
-			}
-			if fi, err := os.Stat(filepath.Join(prefix, "cursor-wrap")); err != nil || fi.Mode()&0o111 == 0 {
-				t.Errorf("binary not installed: %v", err)
+			line := InitLine(c.shell, filepath.Join(prefix, "cursor-wrap"), home)
+			if !strings.Contains(line, `"$HOME/.local/bin/cursor-wrap"`) {
+				t.Errorf("the line does not name the wrapper under $HOME: %s", line)
 			}
 			sep := ""
 			if c.before != "" && !strings.HasSuffix(c.before, "\n") {
 				sep = "\n"
 			}
-			wantRC := c.before + sep + c.line + installMarker + "\n"
+			lineNo := strings.Count(c.before+sep, "\n") + 1
+
+			// Linking takes seconds on a loaded machine: one case builds.
+			var args []string
+			wants := []string{
+				"created " + prefix + "\n",
+				"installed " + filepath.Join(prefix, "cursor-wrap") + "\n",
+				"installed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n",
+			}
+			if !c.build {
+				args = []string{"--no-build"}
+				wants = []string{"kept " + filepath.Join(prefix, "cursor-wrap") + " (--no-build)\n"}
+				mkdir(t, prefix)
+				copyFile(t, builtWrapper(t), filepath.Join(prefix, "cursor-wrap"))
+			}
+			out := install(t, env, args...)
+			for _, want := range append(wants,
+				shown+": added line "+strconv.Itoa(lineNo)+": "+line+installMarker+"\n",
+				prefix+" is not on PATH: the shell line names the wrapper by its full path",
+				"check the installation with: "+filepath.Join(prefix, "cursor-wrap")+" doctor\n",
+			) {
+				if !strings.Contains(out, want) {
+					t.Errorf("first run printed\n%s\nwant %q", out, want)
+				}
+			}
+			wantRC := c.before + sep + line + installMarker + "\n"
 			if got := readOrEmpty(t, rc); got != wantRC {
 				t.Errorf("rc after install:\n%q\nwant\n%q", got, wantRC)
 			}
 
-			if out := install(t, env); !strings.Contains(out, shown+" already has the cursor-wrap line\n") {
+			// A new shell, whose PATH has the real agent and not PREFIX.
+			rec := t.TempDir()
+			shellEnv := append(slices.Clone(env), "PATH="+realDir+":/usr/bin:/bin", recordEnv+"="+rec,
+				"CURSOR_WRAP_LOG_DIR="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
+			stdout, stderr := newShell(t, c.shell, shellEnv, "cursor-agent --version x")
+			if stdout != "" || stderr != "" {
+				t.Errorf("a new %s printed\nstdout: %s\nstderr: %s", c.shell, stdout, stderr)
+			}
+			checkRan(t, rec, "--version x", "1")
+
+			if out := install(t, env, args...); !strings.Contains(out, shown+" already has the cursor-wrap line; not changed\n") ||
+				strings.Contains(out, "added") || strings.Contains(out, "created") {
 				t.Errorf("second run printed\n%s", out)
 			}
 			if got := readOrEmpty(t, rc); got != wantRC {
 				t.Errorf("rc after second install:\n%q\nwant\n%q", got, wantRC)
 			}
 
+			// The wrapper moved away: new shells say nothing and the real
+			// agent runs, unwatched.
+			moved := filepath.Join(home, "moved")
+			if err := os.Rename(filepath.Join(prefix, "cursor-wrap"), moved); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr = newShell(t, c.shell, shellEnv, "cursor-agent --version y")
+			if stdout != "" || stderr != "" {
+				t.Errorf("a new %s without the wrapper printed\nstdout: %s\nstderr: %s", c.shell, stdout, stderr)
+			}
+			checkRan(t, rec, "--version y", "")
+			if err := os.Rename(moved, filepath.Join(prefix, "cursor-wrap")); err != nil {
+				t.Fatal(err)
+			}
+
+			// A config file and logs, which --uninstall must leave and name.
+			config := filepath.Join(home, ".config", "cursor-wrap", "config.toml")
+			logs := filepath.Join(home, ".cursor-wrap", "logs")
+			mkdir(t, filepath.Dir(config))
+			mkdir(t, logs)
+			for _, f := range []string{config, filepath.Join(logs, "cursor-wrap-1-a.jsonl"), filepath.Join(logs, "cursor-wrap-2-b.jsonl")} {
+				if err := os.WriteFile(f, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			out = install(t, env, "--uninstall")
+			mcpGone := "removed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n"
+			if !c.build {
+				mcpGone = filepath.Join(prefix, "cursor-wrap-mcp") + ": not there\n"
+			}
 			for _, want := range []string{
 				"removed " + filepath.Join(prefix, "cursor-wrap") + "\n",
-				"removed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n",
-				"removed the cursor-wrap line from " + shown + "\n",
+				mcpGone,
+				shown + ": removed line " + strconv.Itoa(lineNo) + ": " + line + installMarker + "\n",
+				"~/.config/cursor-wrap/config.toml, your settings: rm '" + config + "'\n",
+				"~/.cursor-wrap/logs, 2 session logs, which hold your prompts and the agents' output: rm -r '" + logs + "'\n",
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("uninstall printed\n%s\nwant %q", out, want)
@@ -145,6 +253,9 @@ func TestInstall(t *testing.T) {
 			}
 			if _, err := os.Lstat(filepath.Join(prefix, "cursor-wrap")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("binary still there after uninstall: %v", err)
+			}
+			if _, err := os.Stat(config); err != nil {
+				t.Errorf("uninstall removed the config file: %v", err)
 			}
 			if got := readOrEmpty(t, rc); got != c.before+sep {
 				t.Errorf("rc after uninstall:\n%q\nwant\n%q", got, c.before+sep)
@@ -158,46 +269,278 @@ func TestInstall(t *testing.T) {
 	}
 }
 
-func TestInstallWithoutRCEdit(t *testing.T) {
+// buildDir holds builtWrapper's binary; TestMain removes it.
+var buildDir string
+
+// builtWrapper is cursor-wrap, built once for the tests that install it
+// with --no-build.
+var builtWrapper = func() func(t *testing.T) string {
+	var once sync.Once
+	var path string
+	var err error
+	return func(t *testing.T) string {
+		t.Helper()
+		once.Do(func() {
+			if buildDir, err = os.MkdirTemp("", "cursor-wrap-install-test-"); err != nil {
+				return
+			}
+			path = filepath.Join(buildDir, "cursor-wrap")
+			var out []byte
+			if out, err = exec.Command("go", "build", "-o", path, "..").CombinedOutput(); err != nil {
+				err = errors.New(string(out))
+			}
+		})
+		if err != nil {
+			t.Fatal("building cursor-wrap:", err)
+		}
+		return path
+	}
+}()
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeAgents is fakeBins without the wrappers.
+func fakeAgents(t *testing.T) (self, realDir string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	realDir = t.TempDir()
+	symlink(t, self, filepath.Join(realDir, "cursor-agent"))
+	return self, realDir
+}
+
+// checkRan asserts that the recording cursor-agent ran with args, at
+// DepthEnv depth ("" for none: no wrapper ran it), and clears the record.
+func checkRan(t *testing.T, rec, args, depth string) {
+	t.Helper()
+	argv, err := os.ReadFile(filepath.Join(rec, "cursor-agent.argv"))
+	if err != nil {
+		t.Errorf("cursor-agent did not run: %v", err)
+		return
+	}
+	if got := strings.ReplaceAll(strings.TrimSuffix(string(argv), "\x00"), "\x00", " "); got != args {
+		t.Errorf("cursor-agent ran with %q, want %q", got, args)
+	}
+	if got := readOrEmpty(t, filepath.Join(rec, "cursor-agent.depth")); got != depth {
+		t.Errorf("cursor-agent ran at depth %q, want %q (a depth means through the wrapper)", got, depth)
+	}
+	entries, _ := os.ReadDir(rec)
+	for _, e := range entries {
+		os.Remove(filepath.Join(rec, e.Name()))
+	}
+}
+
+// TestInstallEdits covers the startup files install.sh finds as it is:
+// a line of the user's own, an earlier install's line, no rc edit, and a
+// shell it has no functions for.
+func TestInstallEdits(t *testing.T) {
 	t.Parallel()
+	const old = `eval "$(cursor-wrap shell-init bash)"` + installMarker + "\n"
 	for _, c := range []struct {
 		name, shell string
 		args        []string
+		onPath      bool
 		bashrc      string // "" for none
-		want        string
+		want        []string
+		wantRC      string // "" for bashrc unchanged; LINE stands for the new line
 	}{
-		{"no-rc", "/bin/bash", []string{"--no-rc"}, "", ""},
-		{"unknown shell", "/bin/tcsh", nil, "", "could not pick an rc file for SHELL=/bin/tcsh"},
-		{"no shell", "", nil, "", "could not pick an rc file for SHELL="},
-		{"line added by hand", "/bin/bash", nil, "eval \"$(cursor-wrap shell-init bash)\"  # mine\n",
-			"~/.bashrc already has the cursor-wrap line"},
+		{name: "no-rc", shell: "/bin/bash", args: []string{"--no-rc"}, onPath: true,
+			want: []string{"startup files left alone (--no-rc)\n"}},
+		{name: "unknown shell", shell: "/bin/tcsh", onPath: true,
+			want: []string{"could not pick a startup file for SHELL=/bin/tcsh", `  bash: if [ -x "$HOME/bin/cursor-wrap" ]`,
+				`  fish: if test -x "$HOME/bin/cursor-wrap"; "$HOME/bin/cursor-wrap" shell-init fish | source; end`}},
+		{name: "no shell", shell: "", onPath: true, want: []string{"could not pick a startup file for SHELL=(unset)"}},
+		{name: "line of your own", shell: "/bin/bash", onPath: true,
+			bashrc: "export A=1\neval \"$(cursor-wrap shell-init bash)\"  # mine\n",
+			want:   []string{"~/.bashrc: line 2 already runs cursor-wrap shell-init (a line of your own); not changed: eval"}},
+		{name: "line of your own, not on PATH", shell: "/bin/bash",
+			bashrc: "eval \"$(cursor-wrap shell-init bash)\"\n",
+			want:   []string{"  it finds cursor-wrap on PATH, which lacks {home}/bin: put {home}/bin/cursor-wrap in the line, or add {home}/bin to PATH\n"}},
+		{name: "a commented line is not one", shell: "/bin/bash", onPath: true,
+			bashrc: "# eval \"$(cursor-wrap shell-init bash)\"\n",
+			want:   []string{"~/.bashrc: added line 2: "}, wantRC: "# eval \"$(cursor-wrap shell-init bash)\"\nLINE"},
+		{name: "an earlier install's line", shell: "/bin/bash", onPath: true,
+			bashrc: "export A=1\n" + old + "export B=2\n" + old,
+			want: []string{"~/.bashrc: replaced line 2: " + strings.TrimSuffix(old, "\n") + "\n",
+				"~/.bashrc: replaced line 4: " + strings.TrimSuffix(old, "\n") + "\n", "  with: if [ -x"},
+			wantRC: "export A=1\nLINEexport B=2\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
 			prefix := filepath.Join(home, "bin")
-			// PREFIX on PATH: no advice to add it.
-			env := installEnv(t, home, prefix, c.shell, "PATH="+prefix+":"+os.Getenv("PATH"))
+			path := os.Getenv("PATH")
+			if c.onPath {
+				path = prefix + ":" + path
+			}
+			env := installEnv(t, home, prefix, c.shell, "PATH="+path)
+			stubWrapper(t, prefix)
 			if c.bashrc != "" {
 				if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(c.bashrc), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			out := install(t, env, c.args...)
-			if !strings.Contains(out, c.want) || strings.Contains(out, "not on PATH") {
-				t.Errorf("printed\n%s\nwant %q and no PATH advice", out, c.want)
+			out := install(t, env, append(c.args, "--no-build")...)
+			for _, want := range c.want {
+				if want = strings.ReplaceAll(want, "{home}", home); !strings.Contains(out, want) {
+					t.Errorf("printed\n%s\nwant %q", out, want)
+				}
 			}
-			if strings.HasPrefix(c.want, "could not") && !strings.Contains(out, `bash: eval "$(cursor-wrap shell-init bash)"`) {
-				t.Errorf("printed\n%s\nwant the line to add by hand", out)
+			if c.onPath == strings.Contains(out, "is not on PATH") {
+				t.Errorf("printed\n%s\nwant PATH advice only when PREFIX is not on PATH", out)
 			}
-			if got := readOrEmpty(t, filepath.Join(home, ".bashrc")); got != c.bashrc {
-				t.Errorf(".bashrc changed to %q", got)
+			want := c.bashrc
+			if c.wantRC != "" {
+				want = strings.ReplaceAll(c.wantRC, "LINE", InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home)+installMarker+"\n")
 			}
-			for _, rc := range []string{".zshrc", ".config/fish/config.fish"} {
+			if got := readOrEmpty(t, filepath.Join(home, ".bashrc")); got != want {
+				t.Errorf(".bashrc is\n%q\nwant\n%q", got, want)
+			}
+			for _, rc := range []string{".zshrc", ".config/fish/config.fish", ".bash_profile", ".profile"} {
 				if _, err := os.Lstat(filepath.Join(home, rc)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s touched: %v", rc, err)
 				}
 			}
 		})
+	}
+}
+
+// stubWrapper puts an executable cursor-wrap in prefix, for install.sh
+// --no-build, which only edits startup files.
+func stubWrapper(t *testing.T, prefix string) {
+	t.Helper()
+	mkdir(t, prefix)
+	if err := os.WriteFile(filepath.Join(prefix, "cursor-wrap"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeUname puts first on PATH a uname that prints system.
+func fakeUname(t *testing.T, system string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "uname"), []byte("#!/bin/sh\necho '"+system+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "PATH=" + dir + ":" + os.Getenv("PATH")
+}
+
+// TestInstallUnsupported checks that on a system it does not support, or
+// with a PREFIX it cannot use, install.sh says so and stops before touching
+// anything.
+func TestInstallUnsupported(t *testing.T) {
+	t.Parallel()
+	for _, system := range []string{"FreeBSD", "MINGW64_NT-10.0-19045", "CYGWIN_NT-10.0"} {
+		for _, args := range [][]string{nil, {"--uninstall"}} {
+			home := t.TempDir()
+			prefix := filepath.Join(home, "bin")
+			out, code := runInstall(t, installEnv(t, home, prefix, "/bin/bash", fakeUname(t, system)), args...)
+			if code != 1 || out != "install.sh: "+system+" is not supported: cursor-wrap runs on Linux and macOS (on Windows, inside WSL). Nothing was changed.\n" {
+				t.Errorf("%s %q: exit %d\n%s", system, args, code, out)
+			}
+			if entries, _ := os.ReadDir(home); len(entries) != 0 {
+				t.Errorf("%s %q: HOME has %v", system, args, entries)
+			}
+		}
+	}
+	home := t.TempDir()
+	for _, prefix := range []string{"relative/bin", filepath.Join(home, "it's"), filepath.Join(home, `back\slash`)} {
+		out, code := runInstall(t, installEnv(t, home, prefix, "/bin/bash"))
+		if code != 2 || !strings.Contains(out, "Nothing was changed.") {
+			t.Errorf("PREFIX=%s: exit %d\n%s", prefix, code, out)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("a refused PREFIX left %v in HOME", entries)
+	}
+	out, code := runInstall(t, installEnv(t, home, filepath.Join(home, "bin"), "/bin/bash"), "--no-build")
+	if code != 1 || !strings.Contains(out, "--no-build, but there is no cursor-wrap at "+filepath.Join(home, "bin", "cursor-wrap")+". Nothing was changed.") {
+		t.Errorf("--no-build without a binary: exit %d\n%s", code, out)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("--no-build without a binary left %v in HOME", entries)
+	}
+}
+
+// TestInstallDarwinBash checks the startup file bash gets on macOS, where
+// Terminal starts a login bash, and that doctor's RCFile names the same.
+func TestInstallDarwinBash(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"none", nil, ".bash_profile"},
+		{"bash_profile", map[string]string{".bash_profile": "export A=1\n", ".bashrc": "export B=1\n"}, ".bash_profile"},
+		{"bash_profile sources bashrc", map[string]string{".bash_profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"}, ".bashrc"},
+		{"bash_login", map[string]string{".bash_login": "export A=1\n", ".profile": "export B=1\n"}, ".bash_login"},
+		{"profile", map[string]string{".profile": "export A=1\n"}, ".profile"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			for name, text := range c.files {
+				if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := filepath.Join(home, c.want)
+			if got := RCFile("bash", "darwin", func(k string) string { return map[string]string{"HOME": home}[k] }); got != want {
+				t.Errorf("RCFile: %s, want %s", got, want)
+			}
+			prefix := filepath.Join(home, "bin")
+			stubWrapper(t, prefix)
+			out := install(t, installEnv(t, home, prefix, "/bin/bash", fakeUname(t, "Darwin")), "--no-build")
+			if !strings.Contains(out, "~/"+c.want+": added line ") {
+				t.Errorf("printed\n%s\nwant the line added to ~/%s", out, c.want)
+			}
+			if got := readOrEmpty(t, want); !strings.HasSuffix(got, InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home)+installMarker+"\n") {
+				t.Errorf("~/%s is\n%s", c.want, got)
+			}
+		})
+	}
+}
+
+// TestInstallUninstallLeavesOthers checks that --uninstall removes its lines from
+// every startup file, names the lines it did not add, and leaves them.
+func TestInstallUninstallLeavesOthers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	prefix := filepath.Join(home, "bin")
+	stubWrapper(t, prefix)
+	mine := "eval \"$(cursor-wrap shell-init bash)\"\n"
+	ours := InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home) + installMarker + "\n"
+	writeText(t, filepath.Join(home, ".bashrc"), mine+ours)
+	writeText(t, filepath.Join(home, ".profile"), "export A=1\n"+ours)
+	out := install(t, installEnv(t, home, prefix, "/usr/bin/zsh"), "--uninstall")
+	for _, want := range []string{
+		"removed " + filepath.Join(prefix, "cursor-wrap") + "\n",
+		filepath.Join(prefix, "cursor-wrap-mcp") + ": not there\n",
+		"~/.bashrc: removed line 2: " + ours,
+		"~/.bashrc: left line 1, which this script did not add: " + mine,
+		"~/.profile: removed line 2: " + ours,
+		"no config file or session logs to leave behind\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printed\n%s\nwant %q", out, want)
+		}
+	}
+	if got := readOrEmpty(t, filepath.Join(home, ".bashrc")); got != mine {
+		t.Errorf(".bashrc: %q", got)
+	}
+	if got := readOrEmpty(t, filepath.Join(home, ".profile")); got != "export A=1\n" {
+		t.Errorf(".profile: %q", got)
 	}
 }

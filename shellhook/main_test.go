@@ -21,11 +21,16 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(recordEnv); dir != "" {
 		os.Exit(record(dir))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
 }
 
 // record writes NAME.argv (each argument NUL-terminated), NAME.stdin and,
-// when FuncEnv is set, NAME.func, where NAME is the command the shell ran.
+// when FuncEnv or DepthEnv is set, NAME.func or NAME.depth, where NAME is the
+// command the shell ran. A depth means a real cursor-wrap ran it.
 func record(dir string) int {
 	name := filepath.Join(dir, filepath.Base(os.Args[0]))
 	var argv []byte
@@ -41,6 +46,9 @@ func record(dir string) int {
 	}
 	if fn, ok := os.LookupEnv(FuncEnv); ok && err == nil {
 		err = os.WriteFile(name+".func", []byte(fn), 0o600)
+	}
+	if depth, ok := os.LookupEnv(DepthEnv); ok && err == nil {
+		err = os.WriteFile(name+".depth", []byte(depth), 0o600)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)

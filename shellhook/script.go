@@ -1,11 +1,14 @@
 // Package shellhook makes a plain `cursor-agent …` typed in bash, zsh or fish
-// run through cursor-wrap: it writes the shell-init functions, finds the real
-// agent binary behind them, and keeps the wrapper from ever running itself.
+// run through cursor-wrap: it writes the shell-init functions and the
+// startup-file line that loads them, asks a new shell whether they are
+// there, finds the real agent binary behind them, and keeps the wrapper from
+// ever running itself.
 package shellhook
 
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -70,9 +73,14 @@ func Binaries(agent, invoked string) ([]string, error) {
 // per command of each agent profile (nil or empty means cursor only).
 //
 // Each function runs `cursor-wrap --alias --agent PROFILE -- ARGS`, with
-// FuncEnv set for that command alone, and runs the real command instead when
-// CURSOR_WRAP_DISABLE is 1 or cursor-wrap is not on PATH. Evaluating the
-// script twice is harmless.
+// FuncEnv set for that command alone. wrapper is the absolute path of the
+// cursor-wrap that prints the script: the functions run it while it is an
+// executable file, so they work in a shell whose PATH lacks it, and else the
+// cursor-wrap on PATH. With neither, or with CURSOR_WRAP_DISABLE=1, they run
+// the real command: a wrapper moved or removed later never breaks the
+// command it stood in for. An empty wrapper, or one that is not absolute or
+// holds a quote, a backslash or a newline (no shell needs escaping then),
+// leaves only the PATH lookup. Evaluating the script twice is harmless.
 //
 // # Aliases
 //
@@ -87,15 +95,18 @@ func Binaries(agent, invoked string) ([]string, error) {
 //
 // The functions need fish 3.1 or later, for `VAR=value command`. An empty
 // argument survives in $argv as it does in "$@".
-func Script(shell string, agents []string) (string, error) {
+func Script(shell, wrapper string, agents []string) (string, error) {
+	if !embeddable(wrapper) {
+		wrapper = ""
+	}
 	var fn string
 	switch shell {
 	case "bash":
-		fn = posixFunc("type -P")
+		fn = posixFunc("type -P", wrapper != "")
 	case "zsh":
-		fn = posixFunc("whence -p")
+		fn = posixFunc("whence -p", wrapper != "")
 	case "fish":
-		fn = fishFunc
+		fn = fishFunc(wrapper != "")
 	default:
 		return "", fmt.Errorf("%w %q; supported shells: %s", ErrUnknownShell, shell, strings.Join(shells, ", "))
 	}
@@ -115,33 +126,83 @@ func Script(shell string, agents []string) (string, error) {
 			return "", err
 		}
 		for _, name := range names {
-			b.WriteString(strings.NewReplacer("NAME", name, "PROFILE", agent).Replace(fn))
+			// One pass: a path holding NAME stays as it is.
+			b.WriteString(strings.NewReplacer("NAME", name, "PROFILE", agent, "WRAPPER", wrapper).Replace(fn))
 		}
 	}
 	return b.String(), nil
 }
 
-// posixFunc is the bash and zsh function; lookPath is the builtin that finds
-// an executable on PATH and ignores functions and aliases.
-func posixFunc(lookPath string) string {
-	return `unalias NAME 2>/dev/null || true
-function NAME {
-  if [ "${CURSOR_WRAP_DISABLE-}" = 1 ] || ! ` + lookPath + ` cursor-wrap >/dev/null 2>&1; then
-    command NAME "$@"
-  else
-    ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- "$@"
-  fi
-}
-`
+// embeddable tells whether path can stand between single quotes in bash,
+// zsh and fish alike, meaning itself.
+func embeddable(path string) bool {
+	return filepath.IsAbs(path) && !strings.ContainsAny(path, "'\\\n")
 }
 
-// fishFunc has no --wraps: a function already completes like the command it
-// shares its name with, and fish ignores a function wrapping itself.
-const fishFunc = `function NAME --description 'NAME through cursor-wrap'
-    if test "$CURSOR_WRAP_DISABLE" = 1; or not command -sq cursor-wrap
+// wrapperTest starts the test that the embedded wrapper can run, in every
+// shell's text; EmbeddedWrapper finds the path after it.
+const wrapperTest = "-x '"
+
+// EmbeddedWrapper returns the cursor-wrap path embedded in the text of one
+// of Script's functions, as a shell prints it back (`declare -f` in bash,
+// `functions` in zsh and fish), or "" when it holds none.
+func EmbeddedWrapper(function string) string {
+	_, rest, ok := strings.Cut(function, wrapperTest)
+	if !ok {
+		return ""
+	}
+	path, _, ok := strings.Cut(rest, "'")
+	if !ok || !embeddable(path) {
+		return ""
+	}
+	return path
+}
+
+// posixFunc is the bash and zsh function; lookPath is the builtin that finds
+// an executable on PATH and ignores functions and aliases. With embed, the
+// function tries the wrapper at WRAPPER before the one on PATH.
+func posixFunc(lookPath string, embed bool) string {
+	var b strings.Builder
+	b.WriteString(`unalias NAME 2>/dev/null || true
+function NAME {
+  if [ "${CURSOR_WRAP_DISABLE-}" = 1 ]; then
+    command NAME "$@"
+`)
+	if embed {
+		b.WriteString(`  elif [ ` + wrapperTest + `WRAPPER' ]; then
+    ` + FuncEnv + `=NAME command 'WRAPPER' --alias --agent PROFILE -- "$@"
+`)
+	}
+	b.WriteString(`  elif ` + lookPath + ` cursor-wrap >/dev/null 2>&1; then
+    ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- "$@"
+  else
+    command NAME "$@"
+  fi
+}
+`)
+	return b.String()
+}
+
+// fishFunc is posixFunc for fish. It has no --wraps: a function already
+// completes like the command it shares its name with, and fish ignores a
+// function wrapping itself.
+func fishFunc(embed bool) string {
+	var b strings.Builder
+	b.WriteString(`function NAME --description 'NAME through cursor-wrap'
+    if test "$CURSOR_WRAP_DISABLE" = 1
         command NAME $argv
-    else
+`)
+	if embed {
+		b.WriteString(`    else if test ` + wrapperTest + `WRAPPER'
+        ` + FuncEnv + `=NAME command 'WRAPPER' --alias --agent PROFILE -- $argv
+`)
+	}
+	b.WriteString(`    else if command -sq cursor-wrap
         ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- $argv
+    else
+        command NAME $argv
     end
 end
-`
+`)
+	return b.String()
+}

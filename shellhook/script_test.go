@@ -11,12 +11,12 @@ import (
 func TestScriptErrors(t *testing.T) {
 	t.Parallel()
 	for _, shell := range []string{"", "sh", "Bash", "pwsh"} {
-		_, err := Script(shell, nil)
+		_, err := Script(shell, "", nil)
 		if !errors.Is(err, ErrUnknownShell) || !strings.Contains(err.Error(), "bash, zsh, fish") {
 			t.Errorf("Script(%q): %v, want ErrUnknownShell listing bash, zsh, fish", shell, err)
 		}
 	}
-	_, err := Script("bash", []string{"cursor", "aider"})
+	_, err := Script("bash", "/usr/bin/cursor-wrap", []string{"cursor", "aider"})
 	if !errors.Is(err, ErrUnknownAgent) || !strings.Contains(err.Error(), `"aider"; known agents: cursor, claude, codex, gemini, opencode`) {
 		t.Errorf("unknown agent: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestScriptFunctions(t *testing.T) {
 		{Agents(), []string{"cursor-agent", "agent", "claude", "codex", "gemini", "opencode"}},
 	} {
 		for _, shell := range Shells() {
-			script, err := Script(shell, c.agents)
+			script, err := Script(shell, "/opt/cursor-wrap", c.agents)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,8 +81,38 @@ func TestBinaries(t *testing.T) {
 	}
 }
 
+// TestScriptEmbedding checks which wrapper paths the functions embed: an
+// absolute one that needs no escaping in any shell, and nothing else.
+func TestScriptEmbedding(t *testing.T) {
+	t.Parallel()
+	for wrapper, embedded := range map[string]bool{
+		"/home/me/.local/bin/cursor-wrap":        true,
+		"/Users/Me Too/bin/cursor-wrap":          true,
+		"/opt/NAME/PROFILE/$x/`y`/*/cursor-wrap": true,
+		"":                                       false,
+		"bin/cursor-wrap":                        false,
+		"/it's/cursor-wrap":                      false,
+		`/back\slash/cursor-wrap`:                false,
+		"/new\nline/cursor-wrap":                 false,
+	} {
+		for _, shell := range Shells() {
+			script, err := Script(shell, wrapper, []string{"claude"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := EmbeddedWrapper(script)
+			if embedded && got != wrapper || !embedded && got != "" {
+				t.Errorf("%s, wrapper %q: embedded %q", shell, wrapper, got)
+			}
+			if n := strings.Count(script, "cursor-wrap --alias --agent claude"); n != 1 {
+				t.Errorf("%s, wrapper %q: %d calls of cursor-wrap by name, want 1 (the PATH fallback)\n%s", shell, wrapper, n, script)
+			}
+		}
+	}
+}
+
 func ExampleScript() {
-	script, err := Script("fish", []string{"claude"})
+	script, err := Script("fish", "/home/me/.local/bin/cursor-wrap", []string{"claude"})
 	if err != nil {
 		panic(err)
 	}
@@ -90,10 +120,14 @@ func ExampleScript() {
 	// Output:
 	// # cursor-wrap shell-init fish: `command NAME` or CURSOR_WRAP_DISABLE=1 runs the real NAME.
 	// function claude --description 'claude through cursor-wrap'
-	//     if test "$CURSOR_WRAP_DISABLE" = 1; or not command -sq cursor-wrap
+	//     if test "$CURSOR_WRAP_DISABLE" = 1
 	//         command claude $argv
-	//     else
+	//     else if test -x '/home/me/.local/bin/cursor-wrap'
+	//         CURSOR_WRAP_SHELL_FUNC=claude command '/home/me/.local/bin/cursor-wrap' --alias --agent claude -- $argv
+	//     else if command -sq cursor-wrap
 	//         CURSOR_WRAP_SHELL_FUNC=claude command cursor-wrap --alias --agent claude -- $argv
+	//     else
+	//         command claude $argv
 	//     end
 	// end
 }

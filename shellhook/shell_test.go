@@ -75,16 +75,26 @@ var dialects = map[string]dialect{
 	},
 }
 
-// fakeBins makes a wrapper directory holding the stub cursor-wrap and a
-// directory of fake real agents, all symlinks to this test binary.
-func fakeBins(t *testing.T) (wrapDir, realDir string) {
+// embeddedName is the stub wrapper whose path the functions embed; its name
+// tells its runs from those of the cursor-wrap on PATH.
+const embeddedName = "cursor-wrap-embedded"
+
+// fakeBins makes a wrapper directory holding the stub cursor-wrap, the stub
+// embedded wrapper in a directory whose name needs quoting (and holds the
+// word NAME, which the script's template replaces), and a directory of fake
+// real agents, all symlinks to this test binary.
+func fakeBins(t *testing.T) (wrapDir, embedded, realDir string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	wrapDir, realDir = t.TempDir(), t.TempDir()
-	links := map[string]string{filepath.Join(wrapDir, "cursor-wrap"): self}
+	embedded = filepath.Join(t.TempDir(), "my NAME $dir *", embeddedName)
+	if err := os.Mkdir(filepath.Dir(embedded), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{filepath.Join(wrapDir, "cursor-wrap"): self, embedded: self}
 	for _, p := range profiles {
 		for _, name := range p.funcs {
 			links[filepath.Join(realDir, name)] = self
@@ -95,12 +105,13 @@ func fakeBins(t *testing.T) (wrapDir, realDir string) {
 			t.Fatal(err)
 		}
 	}
-	return wrapDir, realDir
+	return wrapDir, embedded, realDir
 }
 
 func TestScriptInShells(t *testing.T) {
 	t.Parallel()
-	wrapDir, realDir := fakeBins(t)
+	wrapDir, embedded, realDir := fakeBins(t)
+	gone := filepath.Join(t.TempDir(), "removed", "cursor-wrap")
 	all := Agents()
 
 	type tc struct {
@@ -108,6 +119,7 @@ func TestScriptInShells(t *testing.T) {
 		agents    []string
 		alias     bool   // a same-named alias exists before the script is evaluated
 		noWrapper bool   // cursor-wrap is not on PATH
+		embed     string // the wrapper path the functions embed
 		prefix    string // typed before the function name
 		fn        string
 		exit      int
@@ -140,6 +152,17 @@ func TestScriptInShells(t *testing.T) {
 		{name: "disabled agent", prefix: "CURSOR_WRAP_DISABLE=1 ", fn: "agent", ran: "agent"},
 		{name: "no wrapper", noWrapper: true, fn: "cursor-agent", exit: 7, ran: "cursor-agent"},
 		{name: "no wrapper agent", noWrapper: true, fn: "agent", ran: "agent"},
+		{name: "embedded", embed: embedded, fn: "cursor-agent", exit: 3,
+			ran: embeddedName, argv: viaCursor, fnEnv: "cursor-agent"},
+		{name: "embedded, none on PATH", embed: embedded, noWrapper: true, fn: "agent", exit: 124,
+			ran: embeddedName, argv: viaCursor, fnEnv: "agent"},
+		{name: "embedded gone", embed: gone, fn: "cursor-agent", exit: 4,
+			ran: "cursor-wrap", argv: viaCursor, fnEnv: "cursor-agent"},
+		{name: "embedded gone, none on PATH", embed: gone, noWrapper: true, fn: "cursor-agent", exit: 5,
+			ran: "cursor-agent"},
+		{name: "embedded, disabled", embed: embedded, prefix: "CURSOR_WRAP_DISABLE=1 ", fn: "cursor-agent", exit: 6,
+			ran: "cursor-agent"},
+		{name: "embedded, command", embed: embedded, prefix: "command ", fn: "agent", ran: "agent"},
 	}
 
 	for _, shell := range Shells() {
@@ -150,7 +173,7 @@ func TestScriptInShells(t *testing.T) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
-					script, err := Script(shell, c.agents)
+					script, err := Script(shell, c.embed, c.agents)
 					if err != nil {
 						t.Fatal(err)
 					}
