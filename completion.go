@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
 )
 
@@ -66,7 +67,7 @@ const completionUsage = `usage: cursor-wrap completion bash|zsh|fish
 // cursor-wrap completion bash|zsh|fish.
 func completion(args []string) int {
 	if len(args) != 1 {
-		return fail(exitUsage, "%s", completionUsage)
+		return fail(job.ExitUsage, "%s", completionUsage)
 	}
 	var script string
 	switch args[0] {
@@ -77,7 +78,7 @@ func completion(args []string) int {
 	case "fish":
 		script = fishCompletion()
 	default:
-		return fail(exitUsage, "no completions for %q\n%s", args[0], completionUsage)
+		return fail(job.ExitUsage, "no completions for %q\n%s", args[0], completionUsage)
 	}
 	fmt.Print(script)
 	return 0
