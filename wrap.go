@@ -77,7 +77,7 @@ func wrap(args []string) int {
 	if live.Config().Status {
 		var latest atomic.Pointer[ptyproxy.Status]
 		j.OnStatus = func(st ptyproxy.Status) { latest.Store(&st) }
-		stop := drawStatus(console, &latest)
+		stop := drawStatus(console, &latest, j.Redact)
 		defer stop()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,8 +100,9 @@ func (closedStdout) Write([]byte) (int, error) {
 }
 
 // drawStatus redraws the status line from the latest snapshot four times
-// a second, on a terminal only; the returned func erases it for good.
-func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Status]) func() {
+// a second, on a terminal only, with the command's secrets masked (a tool
+// call's command can hold one); the returned func erases it for good.
+func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Status], redact func([]byte) []byte) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -115,7 +116,7 @@ func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Sta
 				return
 			case now := <-tick.C:
 				if st := latest.Load(); st != nil {
-					console.Status(st.Line(now))
+					console.Status(string(redact([]byte(st.Line(now)))))
 				}
 			}
 		}

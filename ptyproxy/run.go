@@ -260,7 +260,7 @@ func (l *loop) logEvent(at time.Time, ln line, text []byte) {
 		return
 	}
 	ev := ln.ev
-	l.events = sessionlog.AppendEvent(l.events, sessionlog.Event{
+	l.events = l.o.Log.AppendEvent(l.events, sessionlog.Event{
 		Time: at, RecvTS: at.UnixMilli(), AgentTS: ev.AgentTS,
 		Type: ev.Type, Subtype: ev.Subtype, CallID: ev.CallID, Raw: text,
 		ParseError: ev.NotJSON, Truncated: ev.Truncated, Len: ln.len, Partial: !ln.newline,

@@ -157,7 +157,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 	if j.Tap != nil {
 		sink = io.MultiWriter(logFile, j.Tap)
 	}
-	rec := sessionlog.NewRecorder(j.redact.Writer(sink))
+	rec := sessionlog.NewRecorder(sink, j.redact)
 	rec.Write(j.commandRecord(n, args))
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"cursor-wrap/watchdog"
 )
@@ -318,21 +319,38 @@ func Decode(line []byte) (Header, Record, error) {
 	return h, rec, nil
 }
 
-// A Recorder writes records to a session log (through its redacting
-// writer), each with one Write. A nil Recorder writes nothing.
+// A Recorder writes records to a session log, each with one Write, with
+// every secret the redactor knows masked. A nil Recorder writes nothing.
 type Recorder struct {
-	w io.Writer
+	w      io.Writer
+	redact *Redactor
 }
 
-// NewRecorder returns a Recorder writing to w.
-func NewRecorder(w io.Writer) *Recorder { return &Recorder{w: w} }
+// NewRecorder returns a Recorder writing to w through redact (nil for
+// none).
+func NewRecorder(w io.Writer, redact *Redactor) *Recorder {
+	if redact == nil {
+		redact = &Redactor{}
+	}
+	return &Recorder{w: w, redact: redact}
+}
 
 // Write writes one record, stamped now.
 func (r *Recorder) Write(rec Record) {
 	if r == nil {
 		return
 	}
-	_, _ = r.w.Write(encode(time.Now(), rec)) // The log reports its own failures.
+	_, _ = r.w.Write(r.redact.Redact(encode(time.Now(), rec))) // The log reports its own failures.
+}
+
+// AppendEvent appends an event record, as the package's AppendEvent does,
+// to be written with Events. A line that must be kept in base64 is masked
+// first: masking looks for secrets in text, which base64 hides.
+func (r *Recorder) AppendEvent(b []byte, e Event) []byte {
+	if !utf8.Valid(e.Raw) {
+		e.Raw = r.redact.Redact(e.Raw)
+	}
+	return AppendEvent(b, e)
 }
 
 // encode makes one record's line.
@@ -358,7 +376,7 @@ func (r *Recorder) Events(p []byte) {
 	if r == nil || len(p) == 0 {
 		return
 	}
-	_, _ = r.w.Write(p) // The log reports its own failures.
+	_, _ = r.w.Write(r.redact.Redact(p)) // The log reports its own failures.
 }
 
 // appendHeader starts a record as slog's JSON handler does.

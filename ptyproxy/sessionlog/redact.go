@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -70,15 +69,32 @@ func jsonEscape(b []byte) []byte {
 }
 
 // SecretName reports whether an environment variable's name says it holds
-// a secret.
+// a secret: a word of it (between underscores) such as KEY, TOKEN, SECRET,
+// PASSWORD, PASSWD, PASS, PAT, AUTH or CREDENTIALS, or PWD beside another
+// word (MYSQL_PWD; PWD alone is the working directory).
 func SecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
-		if strings.Contains(up, w) {
+	words := strings.Split(strings.ToUpper(name), "_")
+	for _, w := range words {
+		switch {
+		case strings.Contains(w, "KEY"), strings.Contains(w, "TOKEN"), strings.Contains(w, "SECRET"),
+			strings.Contains(w, "PASSWORD"), strings.Contains(w, "PASSWD"), strings.Contains(w, "CREDENTIAL"),
+			w == "PASS", w == "PAT", w == "AUTH", w == "COOKIE", w == "PRIVATE":
+			return true
+		case w == "PWD" && len(words) > 1:
 			return true
 		}
 	}
 	return false
+}
+
+// loggedEnv are the variables whose values a command record keeps: what a
+// post-mortem needs, and never a secret. Every other variable is logged by
+// name only.
+var loggedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TZ", "PWD", "TMPDIR",
+	"CURSOR_WRAP_DEPTH", "CURSOR_WRAP_SHELL_FUNC"}
+
+func loggedValue(name string) bool {
+	return slices.Contains(loggedEnv, name) || strings.HasPrefix(name, "LC_")
 }
 
 // Args returns args with --api-key values masked.
@@ -94,12 +110,13 @@ func (r *Redactor) Args(args []string) []string {
 	return out
 }
 
-// Env returns env with the values of secret-named variables masked.
+// Env returns env as a command record keeps it: the variables of a short
+// list with their values, every other one by its name alone.
 func (r *Redactor) Env(env []string) []string {
 	out := slices.Clone(env)
 	for i, kv := range out {
-		if name, _, ok := strings.Cut(kv, "="); ok && SecretName(name) {
-			out[i] = name + "=" + Mask
+		if name, _, ok := strings.Cut(kv, "="); ok && !loggedValue(name) {
+			out[i] = name
 		}
 	}
 	return out
@@ -114,13 +131,111 @@ func (r *Redactor) Redact(b []byte) []byte {
 	for _, s := range r.secrets {
 		out = bytes.ReplaceAll(out, s, []byte(Mask))
 	}
-	out = maskAfter(out, []byte("Bearer "), 8)
-	out = maskAfter(out, []byte("sk-"), 16)
+	for _, t := range tokenShapes {
+		if bytes.Contains(out, t.prefix) {
+			out = maskAfter(out, t.prefix, t.min, t.upper)
+		}
+	}
+	if bytes.IndexByte(out, '@') >= 0 && bytes.Contains(out, urlScheme) {
+		out = maskURLPasswords(out)
+	}
 	return out
 }
 
+// A tokenShape is a well-known kind of credential: a prefix at a word
+// start and at least min token characters after it (only A–Z and 0–9 when
+// upper). The prefix stays visible, so a reader knows what was there.
+// anchor is the index in prefix of its rarest byte, which the quick look
+// for secrets searches for.
+type tokenShape struct {
+	prefix []byte
+	min    int
+	upper  bool
+	anchor int
+}
+
+var tokenShapes = []tokenShape{
+	{[]byte("Bearer "), 8, false, 0},
+	{[]byte("sk-"), 16, false, 2},          // OpenAI, Anthropic (sk-ant-…)
+	{[]byte("sk_"), 16, false, 2},          // Stripe secret keys: sk_live_…, sk_test_…
+	{[]byte("rk_"), 16, false, 2},          // Stripe restricted keys
+	{[]byte("ghp_"), 20, false, 3},         // GitHub tokens: personal,
+	{[]byte("gho_"), 20, false, 3},         // OAuth,
+	{[]byte("ghu_"), 20, false, 3},         // user-to-server,
+	{[]byte("ghs_"), 20, false, 3},         // server-to-server,
+	{[]byte("ghr_"), 20, false, 3},         // refresh,
+	{[]byte("github_pat_"), 20, false, 10}, // fine-grained
+	{[]byte("glpat-"), 20, false, 5},       // GitLab
+	{[]byte("xoxb-"), 10, false, 4},        // Slack: bot,
+	{[]byte("xoxp-"), 10, false, 4},        // user,
+	{[]byte("xoxa-"), 10, false, 4},        // app,
+	{[]byte("xapp-"), 10, false, 4},        // app-level
+	{[]byte("AKIA"), 16, true, 0},          // AWS access key ids
+	{[]byte("AIza"), 30, false, 0},         // Google API keys
+	{[]byte("hf_"), 30, false, 2},          // Hugging Face
+	{[]byte("npm_"), 30, false, 3},         // npm
+	{[]byte("eyJ"), 30, false, 2},          // JWTs: base64 of {"…
+}
+
+// anchors groups the shapes by their anchor byte.
+var anchors = func() []anchorGroup {
+	var out []anchorGroup
+	for _, t := range tokenShapes {
+		c := t.prefix[t.anchor]
+		i := slices.IndexFunc(out, func(g anchorGroup) bool { return g.c == c })
+		if i < 0 {
+			i = len(out)
+			out = append(out, anchorGroup{c: c})
+		}
+		out[i].shapes = append(out[i].shapes, t)
+		if t.anchor > 0 {
+			out[i].before[t.prefix[t.anchor-1]] = true
+		} else {
+			out[i].first = true
+		}
+	}
+	return out
+}()
+
+// An anchorGroup is the shapes that share an anchor byte c. before marks
+// the bytes that come just before the anchor in one of them, so most places
+// the anchor is found are passed over at a glance; first says one shape
+// starts with it.
+type anchorGroup struct {
+	c      byte
+	shapes []tokenShape
+	before [256]bool
+	first  bool
+}
+
+var urlScheme = []byte("://")
+
+// suspect is the quick look at every record: does b hold a secret the
+// redactor knows, a token of a known shape, or a password in a URL? It
+// searches for each shape's rarest byte (searches the CPU does many bytes
+// at a time) and checks the few places it finds.
 func (r *Redactor) suspect(b []byte) bool {
-	if bytes.Contains(b, []byte("Bearer ")) || bytes.Contains(b, []byte("sk-")) {
+	for _, g := range anchors {
+		for off := 0; off < len(b); {
+			i := bytes.IndexByte(b[off:], g.c)
+			if i < 0 {
+				break
+			}
+			i += off
+			if !g.first && (i == 0 || !g.before[b[i-1]]) {
+				off = i + 1
+				continue
+			}
+			for _, t := range g.shapes {
+				if start := i - t.anchor; start >= 0 && bytes.HasPrefix(b[start:], t.prefix) && wordStart(b, start) &&
+					tokenRun(b[start+len(t.prefix):], t.upper) >= t.min {
+					return true
+				}
+			}
+			off = i + 1
+		}
+	}
+	if bytes.IndexByte(b, '@') >= 0 && bytes.Contains(b, urlScheme) {
 		return true
 	}
 	for _, s := range r.secrets {
@@ -131,9 +246,18 @@ func (r *Redactor) suspect(b []byte) bool {
 	return false
 }
 
+// tokenRun is how many token characters b starts with.
+func tokenRun(b []byte, upper bool) int {
+	n := 0
+	for n < len(b) && tokenChar(b[n]) && (!upper || upperChar(b[n])) {
+		n++
+	}
+	return n
+}
+
 // maskAfter masks runs of token characters, at least min long, that follow
 // prefix at a word start.
-func maskAfter(b, prefix []byte, min int) []byte {
+func maskAfter(b, prefix []byte, min int, upper bool) []byte {
 	var out []byte
 	rest := b
 	for {
@@ -142,13 +266,9 @@ func maskAfter(b, prefix []byte, min int) []byte {
 			return append(out, rest...)
 		}
 		j := i + len(prefix)
-		n := 0
-		for j+n < len(rest) && tokenChar(rest[j+n]) {
-			n++
-		}
-		atWordStart := i == 0 || !tokenChar(rest[i-1])
+		n := tokenRun(rest[j:], upper)
 		out = append(out, rest[:j]...)
-		if atWordStart && n >= min {
+		if wordStart(rest, i) && n >= min {
 			out = append(out, Mask...)
 		} else {
 			out = append(out, rest[j:j+n]...)
@@ -157,24 +277,52 @@ func maskAfter(b, prefix []byte, min int) []byte {
 	}
 }
 
+// wordStart reports whether b[i] starts a word: nothing of a token before
+// it, counting a JSON escape (\n, \t, \") as a break, since records hold
+// the agent's text escaped.
+func wordStart(b []byte, i int) bool {
+	switch {
+	case i == 0 || !tokenChar(b[i-1]):
+		return true
+	case i >= 2 && b[i-2] == '\\' && (b[i-1] == 'n' || b[i-1] == 't' || b[i-1] == 'r'):
+		return true
+	}
+	return false
+}
+
+// maskURLPasswords masks the password of credentials in a URL:
+// postgres://user:secret@host becomes postgres://user:[REDACTED]@host.
+func maskURLPasswords(b []byte) []byte {
+	var out []byte
+	rest := b
+	for {
+		i := bytes.Index(rest, urlScheme)
+		if i < 0 {
+			return append(out, rest...)
+		}
+		j := i + len(urlScheme)
+		out = append(out, rest[:j]...)
+		rest = rest[j:]
+		// user:password@ — no '/', space, quote or '@' in either part.
+		k, colon := 0, -1
+		for k < len(rest) && !bytes.ContainsRune([]byte("/ \t\n\"'@<>"), rune(rest[k])) {
+			if rest[k] == ':' && colon < 0 {
+				colon = k
+			}
+			k++
+		}
+		if colon > 0 && k < len(rest) && rest[k] == '@' && k > colon+1 {
+			out = append(out, rest[:colon+1]...)
+			out = append(out, Mask...)
+			rest = rest[k:]
+		}
+	}
+}
+
+func upperChar(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
 func tokenChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '+' || c == '/' || c == '='
-}
-
-// Writer returns a writer that redacts each write before passing it on.
-// Each write must hold whole records, as slog handlers make them.
-func (r *Redactor) Writer(w io.Writer) io.Writer { return redactWriter{r, w} }
-
-type redactWriter struct {
-	r *Redactor
-	w io.Writer
-}
-
-func (rw redactWriter) Write(p []byte) (int, error) {
-	if _, err := rw.w.Write(rw.r.Redact(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // Handler returns h behind redaction: every record's message and
