@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -93,13 +92,13 @@ func newFile(report func(error), dir string, start time.Time) *File {
 }
 
 func (l *File) create() error {
-	if err := os.MkdirAll(l.dir, 0o700); err != nil {
-		return fmt.Errorf("sessionlog: %w", err)
+	dir, err := makeDir(l.dir)
+	if err != nil {
+		return err
 	}
-	// MkdirAll leaves an existing directory's mode alone.
-	if fi, err := os.Stat(l.dir); err == nil && fi.Mode().Perm() != 0o700 && ownedByUs(fi) {
-		_ = os.Chmod(l.dir, 0o700) // Best effort: the file itself is 0600.
-	}
+	l.mu.Lock()
+	l.dir = dir
+	l.mu.Unlock()
 	base := fmt.Sprintf("cursor-wrap-%d-pending", l.start.UnixMilli())
 	for n := 1; ; n++ {
 		name := base + ".jsonl"
@@ -111,18 +110,15 @@ func (l *File) create() error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("sessionlog: %w", err)
+			return err
 		}
+		// Held while the attempt runs: Prune leaves a log it cannot lock.
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_SH) // Best effort: a filesystem without locks.
 		l.mu.Lock()
 		l.f, l.name = f, name
 		l.mu.Unlock()
 		return nil
 	}
-}
-
-func ownedByUs(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid()
 }
 
 // Path returns the log file's current path, "" if there is none.
@@ -328,10 +324,11 @@ func (l *File) Close() {
 	}
 }
 
-// List returns the session logs in dir, newest first. Names start with
-// the start time in Unix milliseconds, which gives the order.
+// List returns the session logs of the log dir dir (see Dir), newest
+// first. Names start with the start time in Unix milliseconds, which gives
+// the order.
 func List(dir string) []string {
-	names, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+	names, _ := filepath.Glob(filepath.Join(Dir(dir), "cursor-wrap-*.jsonl"))
 	sort.SliceStable(names, func(i, j int) bool { return startOf(names[i]) > startOf(names[j]) })
 	return names
 }
@@ -344,8 +341,9 @@ func startOf(path string) int64 {
 	return n
 }
 
-// Prune removes the oldest session logs in dir so that at most keep remain
-// (keep 0 keeps all).
+// Prune removes the oldest session logs of the log dir dir so that at most
+// keep remain (keep 0 keeps all). A log whose attempt is still running, in
+// this process or another, is never removed: its writer holds a lock on it.
 func Prune(dir string, keep int) error {
 	names := List(dir)
 	if keep <= 0 || len(names) <= keep {
@@ -353,18 +351,42 @@ func Prune(dir string, keep int) error {
 	}
 	var errs []error
 	for _, n := range names[keep:] {
-		if err := os.Remove(n); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := removeIdle(n); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// removeIdle removes a log unless its writer still has it open.
+func removeIdle(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
+		return nil // Still being written.
+	}
+	return os.Remove(path)
+}
+
+// Running reports whether a session log's attempt is still running: its
+// writer, in this process or another, still holds it.
+func Running(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
 // Latest returns the newest session log in dir.
 func Latest(dir string) (string, error) {
 	names := List(dir)
 	if len(names) == 0 {
-		return "", fmt.Errorf("sessionlog: no session logs in %s", dir)
+		return "", fmt.Errorf("no session logs in %s", Dir(dir))
 	}
 	return names[0], nil
 }

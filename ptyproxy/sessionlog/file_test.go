@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ var t0 = time.UnixMilli(1795646667106)
 func TestFileModesAndRename(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "logs")
-	os.MkdirAll(dir, 0o755) // an existing, too open directory
+	os.MkdirAll(dir, 0o755) // an existing directory of the user's: left as it is
 	os.WriteFile(filepath.Join(dir, "cursor-wrap-1795646667106-abc.jsonl"), []byte("older\n"), 0o600)
 	var reports atomic.Int32
 	l := Open(dir, t0, func(error) { reports.Add(1) })
@@ -41,11 +42,78 @@ func TestFileModesAndRename(t *testing.T) {
 	}
 	fi, _ := os.Stat(l.Path())
 	di, _ := os.Stat(dir)
-	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
+	if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o755 {
 		t.Errorf("modes: file %v, dir %v", fi.Mode().Perm(), di.Mode().Perm())
 	}
 	if reports.Load() != 0 {
 		t.Errorf("%d failures reported", reports.Load())
+	}
+}
+
+// TestSharedLogDir: a log dir others can write into (/tmp) is never
+// re-moded; the logs go into a private directory in it, and one that an
+// attacker planted there first is refused.
+func TestSharedLogDir(t *testing.T) {
+	t.Parallel()
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	os.Mkdir(tmp, 0o777)
+	os.Chmod(tmp, 0o777|os.ModeSticky)
+	l := Open(tmp, t0, func(err error) { t.Errorf("report: %v", err) })
+	l.Write([]byte(`{"msg":"one"}` + "\n"))
+	l.Close()
+	private := filepath.Join(tmp, fmt.Sprintf("cursor-wrap-%d", os.Geteuid()))
+	if filepath.Dir(l.Path()) != private {
+		t.Errorf("log at %s, want in %s", l.Path(), private)
+	}
+	ti, _ := os.Stat(tmp)
+	pi, _ := os.Stat(private)
+	if ti.Mode() != os.ModeDir|os.ModeSticky|0o777 || pi.Mode().Perm() != 0o700 {
+		t.Errorf("modes: shared %v, private %v", ti.Mode(), pi.Mode())
+	}
+	if got := List(tmp); len(got) != 1 || got[0] != l.Path() {
+		t.Errorf("List(%s) = %v", tmp, got)
+	}
+
+	planted := filepath.Join(t.TempDir(), "planted")
+	os.Mkdir(planted, 0o777)
+	os.Chmod(planted, 0o777)
+	os.Symlink(t.TempDir(), filepath.Join(planted, fmt.Sprintf("cursor-wrap-%d", os.Geteuid())))
+	var reported error
+	l2 := Open(planted, t0, func(err error) { reported = err })
+	l2.Close()
+	if reported == nil || !strings.Contains(reported.Error(), "not a private directory of yours") || l2.Path() != "" {
+		t.Errorf("a planted link: report %v, path %q", reported, l2.Path())
+	}
+}
+
+// TestPruneSparesRunning: a log whose attempt is still running is never
+// pruned, however many newer ones there are.
+func TestPruneSparesRunning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	running := Open(dir, time.UnixMilli(100), nil)
+	running.Write([]byte("{}\n"))
+	running.Sync()
+	for _, ms := range []int{200, 300, 400} {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("cursor-wrap-%d-x.jsonl", ms)), []byte("{}\n"), 0o600)
+	}
+	os.WriteFile(filepath.Join(dir, "cursor-wrap-50-old.jsonl"), []byte("{}\n"), 0o600)
+	if err := Prune(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	if !Running(running.Path()) {
+		t.Error("the running log does not read as running")
+	}
+	var left []string
+	for _, p := range List(dir) {
+		left = append(left, filepath.Base(p))
+	}
+	if strings.Join(left, " ") != "cursor-wrap-400-x.jsonl cursor-wrap-300-x.jsonl cursor-wrap-100-pending.jsonl" {
+		t.Errorf("left %v", left)
+	}
+	running.Close()
+	if Running(running.Path()) {
+		t.Error("a closed log reads as running")
 	}
 }
 
