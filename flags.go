@@ -18,6 +18,7 @@ type options struct {
 	workspace string
 	force     bool
 	alias     bool
+	stdin     string
 	agentArgs []string
 }
 
@@ -43,6 +44,13 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.workspace, "workspace", "", "workspace passed to the agent in direct mode when its args name none")
 	fs.BoolVar(&o.force, "force", true, "pass --force to the agent in direct mode")
 	fs.BoolVar(&o.alias, "alias", false, "alias mode: add nothing to the agent's args; watch only headless runs (used by shell-init)")
+	fs.Func("stdin", "auto: a stdin that is not a terminal is copied to the agent and closed at its end; close: the agent's stdin is empty (default auto)", func(v string) error {
+		if v != "auto" && v != "close" {
+			return fmt.Errorf("%q is not auto or close", v)
+		}
+		o.stdin = v
+		return nil
+	})
 	return fs
 }
 

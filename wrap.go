@@ -71,7 +71,10 @@ func wrap(args []string) int {
 		Cmd: cmd, Live: live, Stdout: stdout, Stderr: console, Console: console.Handler(live.Level()),
 		Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
 	}
-	if !cmd.Profile.HasPrompt(cmd.Args) && !term.IsTerminal(0) && !stdio[0] {
+	// A stdin that is not a terminal holds the prompt, or context beside a
+	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):
+	// it is the agent's, to its end. A terminal is left to the wrapper.
+	if o.stdin != "close" && !term.IsTerminal(0) && !stdio[0] {
 		j.Stdin = os.Stdin
 	}
 	if live.Config().Status {

@@ -190,7 +190,7 @@ func (s *Server) runAgent(ctx context.Context, req *mcp.CallToolRequest, in runI
 func (c *call) run(ctx context.Context, cmd job.Command) (job.Result, error) {
 	j := &job.Job{
 		Cmd: cmd, Live: c.s.opts.Live, Stdout: c.out, Stderr: c.stderr, Console: c.s.opts.Console,
-		Call: &c.lim, NoRestart: true, Shared: true, OnStatus: c.onStatus, OnEvent: c.out.noteEvent,
+		Call: &c.lim, NoRestart: true, OnStatus: c.onStatus, OnEvent: c.out.noteEvent,
 	}
 	c.mu.Lock()
 	c.job = j

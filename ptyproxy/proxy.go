@@ -39,6 +39,10 @@ type Options struct {
 	// Parse reads one output line. Nil watches bytes only: no events, no
 	// tool calls, no terminal event (for output formats that are not JSON).
 	Parse func(stream.Line) stream.Event
+	// StderrError recognises an agent error in a line of its stderr (the
+	// profile's patterns); nil for none. Errors on stdout come with the
+	// events Parse returns.
+	StderrError func(line []byte) *stream.AgentError
 
 	Thresholds watchdog.Thresholds
 	Tick       time.Duration // longest wait between two checks
@@ -56,11 +60,6 @@ type Options struct {
 	// OnStatus is called with the watchdog's view after each check and
 	// batch of output, for a live status line; nil for none.
 	OnStatus func(Status)
-
-	// ClaimAllOrphans makes every orphan that reparents to this process
-	// part of the attempt. Set it when one attempt runs at a time;
-	// otherwise orphans are told apart by an environment marker.
-	ClaimAllOrphans bool
 }
 
 // Reload carries a config change to a running attempt.
@@ -140,13 +139,17 @@ type Outcome struct {
 	StdoutErr error
 
 	SessionID string
-	Done      bool   // the terminal event arrived
-	Answer    string // the agent's final answer, as its events gave it
+	Done      bool // the terminal event arrived
+	// AgentError is the first error the agent said it cannot go on after
+	// (rate limit, quota, auth, update, network), nil if none.
+	AgentError *stream.AgentError
+	Answer     string // the agent's final answer, as its events gave it
 	// MidLine is set when the agent's output ended inside a line.
 	MidLine   bool
 	Started   time.Time
 	Ended     time.Time
-	Lines     int
+	Lines     int // lines of output, JSON or not
+	Events    int // of which events of the agent's stream
 	ToolCalls int
 	// LongestSilence is the longest gap between two outputs, and
 	// SilenceOpen the calls open during it.

@@ -44,7 +44,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		o:      o,
 		p:      p,
 		r:      newReader(p.master, o.Stdout, o.Parse),
-		tree:   &tree{agent: p.pid, started: time.Now(), marker: marker, claimAll: o.ClaimAllOrphans},
+		tree:   newTree(p.pid, marker),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		timer:  time.NewTimer(time.Hour),
 		stderr: make(chan []byte, 64),
@@ -69,6 +69,7 @@ type loop struct {
 	verdict watchdog.Verdict
 	phase   Phase
 	last    time.Time // last output
+	looked  time.Time // the tree's last snapshot while output flowed
 
 	lastStatus time.Time
 	shown      statusKey
@@ -132,7 +133,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 				l.stderr, stderrOpen = nil, false
 				continue
 			}
-			l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
+			l.onStderr(line)
 		case <-l.timer.C:
 			l.onTimer(time.Now())
 		case <-pollC:
@@ -165,7 +166,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 				stderrOpen = false
 				continue
 			}
-			l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
+			l.onStderr(line)
 		case <-abandon:
 			stderrOpen = false
 		}
@@ -181,6 +182,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 			l.out.Cause = Downstream
 		}
 	}
+	l.tree.done()
 	// What died last may not have been reaped yet; nothing is left a zombie.
 	reapOrphans()
 	l.p.closeAll()
@@ -220,8 +222,17 @@ func (l *loop) onBatch(b *batch) {
 	l.decide(b.at)
 }
 
+// lookEvery is how often the tree is looked at while output flows, so that
+// a process the agent starts and leaves behind is known as the attempt's
+// before it is orphaned.
+const lookEvery = time.Second
+
 // feed hands a batch's lines to the watchdog and the log.
 func (l *loop) feed(b *batch) {
+	if b.at.Sub(l.looked) >= lookEvery && !l.exited {
+		l.looked = b.at
+		l.tree.snapshot()
+	}
 	l.endSilence(b.at)
 	l.last = b.at
 	// Bytes of a line still arriving prove the stream alive too.
@@ -235,7 +246,14 @@ func (l *loop) feed(b *batch) {
 		ev := ln.ev
 		notice := l.wd.ProcessEvent(ev, b.at)
 		l.out.ToolCalls += len(ev.Started)
+		if !ev.NotJSON {
+			l.out.Events++
+		}
 		l.answer.Add(ev)
+		if ev.Error != nil {
+			l.flushEvents()
+			l.agentError(ev.Error, "stdout")
+		}
 		if notice == watchdog.NoNotice {
 			continue
 		}
@@ -355,6 +373,7 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason) {
 	if v == watchdog.Overdue {
 		cause = Overdue
 	}
+	r.StdinOpen = l.p.stdinOpen.Load()
 	l.out.Cause, l.out.Reason = cause, r
 	var why sessionlog.Record = sessionlog.HangDetected{Reason: r}
 	if cause == Overdue {
@@ -439,6 +458,31 @@ func (l *loop) onReload(rl Reload) {
 	if l.phase == Running {
 		l.onTimer(time.Now())
 	}
+}
+
+// onStderr logs a line of the agent's stderr, and an error it states.
+func (l *loop) onStderr(line []byte) {
+	l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
+	if l.o.StderrError != nil {
+		if e := l.o.StderrError(line); e != nil {
+			l.agentError(e, "stderr")
+		}
+	}
+}
+
+// agentError notes the first error the agent states (a second one, often
+// the same said again, is in the log as the agent wrote it).
+func (l *loop) agentError(e *stream.AgentError, source string) {
+	if l.out.AgentError != nil {
+		return
+	}
+	l.out.AgentError = e
+	retry := e.RetryAfter
+	if retry == 0 && !e.RetryAt.IsZero() {
+		retry = max(time.Until(e.RetryAt), 0)
+	}
+	l.o.Log.Write(sessionlog.AgentErrorRecord{Kind: string(e.Kind), Message: e.Message, Source: source, Restart: e.Restart, RetryAfterMS: retry.Milliseconds()})
+	l.o.Console.Error("the agent cannot go on (" + string(e.Kind) + "): " + e.Message)
 }
 
 // readStderr passes the agent's stderr on as it arrives and hands each line

@@ -691,3 +691,27 @@ func TestDrainSlowReader(t *testing.T) {
 		t.Errorf("%d lines forwarded, %d seen, want 2000", got, res.Lines)
 	}
 }
+
+// TestOrphanByAncestry: a daemon an agent starts with an empty environment
+// in a session of its own carries no marker. With another attempt running
+// beside (as MCP calls do), it is still killed by the end: by its own
+// attempt when it can tell, else by the last attempt that could own it.
+func TestOrphanByAncestry(t *testing.T) {
+	t.Parallel()
+	other := make(chan Outcome, 1)
+	started := make(chan struct{})
+	var once sync.Once
+	first := &output{onNL: func([]byte) { once.Do(func() { close(started) }) }}
+	go func() {
+		res, _ := runAgent(t, Options{Stdout: first}, "line", "x", "sleep", "1500ms", "line", `{"type":"result"}`, "exit", "0")
+		other <- res
+	}()
+	<-started // The other attempt is running before this one starts.
+	res, out := runAgent(t, Options{}, "setsid-noenv", "line", `{"type":"result"}`, "exit", "0")
+	daemons := childPids(out)
+	if len(daemons) != 1 || !res.Done {
+		t.Fatalf("outcome %+v, children %v", res, daemons)
+	}
+	<-other
+	gone(t, daemons...)
+}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/creack/pty"
@@ -30,6 +31,9 @@ type proc struct {
 	slave  *os.File // the parent's copy, held until the agent is reaped
 	stderr *os.File
 	exited chan exitStatus
+	// stdinOpen is set while the agent's stdin is still being fed: the
+	// caller's stdin has not ended.
+	stdinOpen atomic.Bool
 }
 
 type exitStatus struct {
@@ -138,7 +142,7 @@ func start(o *Options, env []string) (*proc, error) {
 		return nil, startError(o.Path, err)
 	}
 	p.pid = cmd.Process.Pid
-	feedStdin(stdinW, o.Stdin)
+	p.feedStdin(stdinW, o.Stdin)
 	ok = true
 	return p, nil
 }
@@ -160,16 +164,18 @@ func makeRaw(fd int) error {
 // feedStdin copies the agent's input and closes its stdin at the end. A
 // cursor-agent whose stdin stays open never exits after its result, so
 // stdin is closed at once when there is nothing to give.
-func feedStdin(w *os.File, r io.Reader) {
+func (p *proc) feedStdin(w *os.File, r io.Reader) {
 	if r == nil {
 		w.Close()
 		return
 	}
+	p.stdinOpen.Store(true)
 	go func() {
 		// An agent that exits early makes this fail with EPIPE: harmless,
 		// since SIGPIPE is caught, not ignored.
 		_, _ = io.Copy(w, r)
 		w.Close()
+		p.stdinOpen.Store(false)
 	}()
 }
 

@@ -106,12 +106,42 @@ func hasMarker(pid int, marker string) bool {
 // lives, and the orphans that reparented to the wrapper (a child subreaper)
 // when their parents died, with their descendants.
 type tree struct {
-	agent   int
-	started time.Time // the attempt's start, when the agent was started
-	marker  string    // "NAME=VALUE" in every process the attempt started
-	// claimAll claims every orphan of the wrapper, not just marked ones:
-	// right when one attempt at a time runs in the process.
-	claimAll bool
+	agent      int
+	agentStart uint64    // the agent's start time, in ticks since boot
+	started    time.Time // the attempt's start, when the agent was started
+	marker     string    // "NAME=VALUE" in every process the attempt started
+	// known are the processes seen under the agent, by pid and start: an
+	// orphan among them is the attempt's, whatever its environment says.
+	known map[procKey]bool
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// live are the attempts running in this process, for telling whose an
+// orphan is; guarded by startMu.
+var live = map[*tree]bool{}
+
+// newTree starts tracking an attempt whose agent is pid.
+func newTree(pid int, marker string) *tree {
+	t := &tree{agent: pid, started: time.Now(), marker: marker, known: map[procKey]bool{}}
+	if info, ok := readStat(pid); ok {
+		t.agentStart = info.start
+	}
+	startMu.Lock()
+	live[t] = true
+	startMu.Unlock()
+	return t
+}
+
+// done stops tracking the attempt: its orphans, if any are left, go to
+// the attempts still running.
+func (t *tree) done() {
+	startMu.Lock()
+	delete(live, t)
+	startMu.Unlock()
 }
 
 // snapshot returns the attempt's live processes, the agent first if alive.
@@ -129,6 +159,9 @@ func (t *tree) snapshot() []procInfo {
 		if info, ok := readStat(pid); ok && info.state != 'Z' && info.state != 'X' {
 			info.orphaned = orphaned
 			out = append(out, info)
+			if !orphaned {
+				t.known[procKey{info.pid, info.start}] = true
+			}
 		}
 		for _, c := range children(pid) {
 			walk(c, orphaned)
@@ -143,7 +176,12 @@ func (t *tree) snapshot() []procInfo {
 	return out
 }
 
-// orphans lists the wrapper's own children that belong to this attempt.
+// orphans lists the wrapper's own children that belong to this attempt,
+// by ancestry: those seen under its agent, or carrying its marker, or,
+// when no other attempt can be theirs, born while it ran. An orphan that
+// left no trace (an env -i setsid daemon, forked and orphaned between two
+// looks) while other attempts ran beside this one is claimed by the last
+// of them to end: never by an attempt that started after it.
 func (t *tree) orphans() []int {
 	startMu.Lock()
 	defer startMu.Unlock()
@@ -152,11 +190,35 @@ func (t *tree) orphans() []int {
 		if agents[pid] || pid == t.agent {
 			continue
 		}
-		if t.claimAll || hasMarker(pid, t.marker) {
+		info, ok := readStat(pid)
+		if !ok {
+			continue
+		}
+		if t.claims(info) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// claims reports whether an orphan is this attempt's; startMu held.
+func (t *tree) claims(p procInfo) bool {
+	key := procKey{p.pid, p.start}
+	if t.known[key] || hasMarker(p.pid, t.marker) {
+		return true
+	}
+	if p.start < t.agentStart {
+		return false
+	}
+	for other := range live {
+		if other == t {
+			continue
+		}
+		if other.known[key] || hasMarker(p.pid, other.marker) || other.agentStart <= p.start {
+			return false // Another attempt's, or possibly.
+		}
+	}
+	return true
 }
 
 // activity sums CPU time and bytes read over the attempt's processes, and

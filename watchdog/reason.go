@@ -19,6 +19,10 @@ type Reason struct {
 	OpenCount     int        // tool calls open
 	OpenCalls     []OpenCall // the longest running first, at most MaxReasonCalls
 	Evidence      Evidence
+	// StdinOpen is set by the orchestrator when the agent's stdin was still
+	// open: the caller's stdin had not ended, and the agent may have been
+	// waiting on it.
+	StdinOpen bool
 }
 
 // An OpenCall is a tool call that was running at the check.
@@ -43,6 +47,7 @@ type reasonJSON struct {
 	SessionID     string         `json:"session_id,omitempty"`
 	OpenCalls     []openCallJSON `json:"open_calls"`
 	Evidence      *evidenceJSON  `json:"activity,omitempty"`
+	StdinOpen     bool           `json:"stdin_open,omitempty"`
 }
 
 type openCallJSON struct {
@@ -68,7 +73,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 	out := reasonJSON{
 		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
 		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
-		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{},
+		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{}, StdinOpen: r.StdinOpen,
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
@@ -87,7 +92,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
-		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount}
+		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
@@ -105,6 +110,14 @@ const describedCalls = 3
 
 // Describe says in a sentence why the verdict was reached.
 func (r Reason) Describe() string {
+	s := r.describe()
+	if r.StdinOpen {
+		s += "; its stdin was still open, so it may have been waiting for input that never ended (--stdin=close gives it none)"
+	}
+	return s
+}
+
+func (r Reason) describe() string {
 	switch r.Kind {
 	case KindDeadline:
 		return "the attempt reached its hard timeout of " + Round(r.Threshold)

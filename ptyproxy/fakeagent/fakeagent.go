@@ -67,6 +67,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   setsid-child     start a child in its own session that ignores SIGTERM and SIGHUP
   hold-pty         start a setsid child that keeps stdout open and sleeps
   chatty-child     start a setsid child that writes a line to stdout every 50ms, forever
+  setsid-noenv     start a setsid child with an empty environment (env -i setsid daemon)
   exit N           exit with status N
   kill SIGNAL      kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)`
 
@@ -299,7 +300,7 @@ func (a *agent) step(args []string) (int, error) {
 			time.Sleep(time.Millisecond)
 		}
 		return 2, nil
-	case "group-child", "setsid-child", "hold-pty", "chatty-child":
+	case "group-child", "setsid-child", "hold-pty", "chatty-child", "setsid-noenv":
 		return 1, a.child(args[0])
 	case "exit":
 		if err := need(1); err != nil {
@@ -434,6 +435,9 @@ func (a *agent) child(kind string) error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	case "hold-pty":
 		cmd.Stdout = os.Stdout
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	case "setsid-noenv":
+		cmd.Env = []string{}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	case "chatty-child":
 		cmd.Args = append(cmd.Args, "chatty")

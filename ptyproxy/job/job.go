@@ -8,8 +8,8 @@
 package job
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -42,9 +42,6 @@ type Job struct {
 	// NoRestart runs one attempt whatever the config's restarts say: the
 	// caller resumes by itself.
 	NoRestart bool
-	// Shared says other jobs run in this process at the same time, so an
-	// orphan is claimed only by the attempt whose marker it carries.
-	Shared bool
 
 	Signals  <-chan os.Signal
 	WinSize  ptyproxy.WinSize
@@ -98,45 +95,145 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		}
 	}()
 
-	var stdin *replayable
-	if j.Stdin != nil {
-		stdin = &replayable{r: j.Stdin}
+	var stdin *replay
+	first := j.Stdin
+	if j.Stdin != nil && !j.NoRestart && cfg.Restarts > 0 {
+		// Kept for a rerun of the original command, which needs all of it.
+		stdin = newReplay(j.Stdin)
+		first, _ = stdin.reader()
 	}
 	args, why := j.Cmd.Args, ""
-	var first io.Reader
-	if stdin != nil {
-		first = stdin
-	}
+	restarts := 0
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, attempt, why, args, first)
 		if err != nil {
 			return res, err
 		}
-		cfg := j.Live.Config()
-		if res.Cause != ptyproxy.Hung || j.NoRestart || attempt > cfg.Restarts {
+		next, ok := j.next(res, args, stdin, &restarts)
+		if !ok {
 			return res, nil
 		}
 		if res.MidLine {
 			// Keep stdout valid JSONL across attempts.
 			_, _ = j.Stdout.Write([]byte{'\n'})
 		}
-		first = nil
-		p := j.Cmd.Profile
-		if res.SessionID != "" && p.CanResume() {
-			args = p.Resume(j.Cmd.Args, res.SessionID, cfg.RestartPrompt)
-			why = fmt.Sprintf("the last attempt hung (%s); resuming session %s with %q", res.Reason.Kind, res.SessionID, cfg.RestartPrompt)
-		} else {
-			args = j.Cmd.Args
-			if stdin != nil {
-				first = stdin.again()
+		j.console.Warn(fmt.Sprintf("restarting (attempt %d): %s", attempt+1, next.why))
+		if next.wait > 0 {
+			if sig, stopped := j.sleep(ctx, next.wait); stopped {
+				res.Cause, res.Signal = ptyproxy.Interrupted, sig
+				return res, nil
 			}
-			cannot := "no session id was seen"
-			if !p.CanResume() {
-				cannot = p.Name + " cannot resume a session by id"
-			}
-			why = fmt.Sprintf("the last attempt hung (%s); %s, so the original command runs again", res.Reason.Kind, cannot)
 		}
-		j.console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s", attempt+1, cfg.Restarts+1, why))
+		args, first, why = next.args, next.stdin, next.why
+	}
+}
+
+// A restart is how the next attempt runs, and why.
+type restart struct {
+	args  []string
+	stdin io.Reader
+	why   string
+	wait  time.Duration // before it starts: a rate limit's backoff
+}
+
+// next decides whether another attempt runs after res, which ran args:
+// after a hang or an agent error a restart may help with (rate limit,
+// network), while restarts are left, resuming the session when the agent
+// can; and once, not counted, after a resumed attempt that failed before
+// it produced any event (a session the agent no longer has). It says so
+// when a restart is wanted but cannot be done.
+func (j *Job) next(res Result, args []string, stdin *replay, restarts *int) (restart, bool) {
+	cfg := j.Live.Config()
+	if j.NoRestart {
+		return restart{}, false
+	}
+	p := j.Cmd.Profile
+	resumed := !slices.Equal(args, j.Cmd.Args)
+	switch {
+	case resumed && res.Cause == ptyproxy.Exited && !res.Done && res.Events == 0:
+		return j.rerun(stdin, "resuming the session failed before the agent wrote anything (a session it no longer has)")
+	case res.Cause == ptyproxy.Hung:
+	case res.Cause == ptyproxy.Exited && !res.Done && res.AgentError != nil && res.AgentError.Restart:
+	default:
+		return restart{}, false
+	}
+	if *restarts >= cfg.Restarts {
+		return restart{}, false
+	}
+	*restarts++
+	what := "the last attempt hung (" + res.Reason.Kind + ")"
+	var wait time.Duration
+	if e := res.AgentError; res.Cause != ptyproxy.Hung {
+		what = "the agent stopped: " + string(e.Kind)
+		if wait = backoff(e, *restarts); wait > maxBackoff {
+			j.console.Warn(fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", wait.Round(time.Second), maxBackoff))
+			return restart{}, false
+		}
+		what += fmt.Sprintf("; waiting %s first", wait.Round(time.Second))
+	}
+	if res.SessionID != "" && p.CanResume() {
+		return restart{args: p.Resume(j.Cmd.Args, res.SessionID, cfg.RestartPrompt), wait: wait,
+			why: fmt.Sprintf("%s; resuming session %s with %q", what, res.SessionID, cfg.RestartPrompt)}, true
+	}
+	cannot := "no session id was seen (the agent stopped before it named its session)"
+	if !p.CanResume() {
+		cannot = p.Name + " cannot resume a session by id"
+	}
+	r, ok := j.rerun(stdin, what+"; "+cannot)
+	r.wait = wait
+	return r, ok
+}
+
+// rerun is a restart that runs the original command again, with all of
+// the original stdin when it had one; without it, none happens.
+func (j *Job) rerun(stdin *replay, why string) (restart, bool) {
+	r := restart{args: j.Cmd.Args, why: why + ", so the original command runs again"}
+	if j.Stdin == nil {
+		return r, true
+	}
+	var err error
+	if stdin == nil {
+		err = errors.New("its stdin was not kept (restarts was 0 when the run began)")
+	} else if r.stdin, err = stdin.reader(); err != nil {
+		err = fmt.Errorf("its stdin (%d bytes) was too long to keep (more than %d MiB)", stdin.size(), maxReplay>>20)
+	}
+	if err != nil {
+		j.console.Warn(why + "; the original command cannot run again: " + err.Error())
+		return restart{}, false
+	}
+	return r, true
+}
+
+// Backoff after a rate limit or a network failure: the wait the agent
+// asked for, else from firstBackoff doubling each restart (at most ten
+// minutes); a wait longer than maxBackoff is not waited for.
+const (
+	firstBackoff = 15 * time.Second
+	maxBackoff   = time.Hour
+)
+
+func backoff(e *stream.AgentError, n int) time.Duration {
+	switch {
+	case e.RetryAfter > 0:
+		return e.RetryAfter
+	case !e.RetryAt.IsZero():
+		return max(time.Until(e.RetryAt), 0)
+	}
+	return min(firstBackoff<<(n-1), 10*time.Minute)
+}
+
+// sleep waits d, unless the run is cancelled or the wrapper gets a signal
+// first: then it returns the signal and true.
+func (j *Job) sleep(ctx context.Context, d time.Duration) (os.Signal, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil, false
+	case sig := <-j.Signals:
+		return sig, true
+	case <-ctx.Done():
+		return nil, true
 	}
 }
 
@@ -169,26 +266,26 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		}
 	}
 	out, err := ptyproxy.Run(ctx, ptyproxy.Options{
-		Path:            j.Cmd.Path,
-		Args:            args,
-		Env:             j.Cmd.Env,
-		Dir:             j.Cmd.Dir,
-		Stdin:           stdin,
-		Stdout:          j.Stdout,
-		Stderr:          j.Stderr,
-		Parse:           j.parse(),
-		Thresholds:      j.thresholds(cfg),
-		Tick:            cfg.TickInterval,
-		KillGrace:       cfg.KillGrace,
-		Reload:          reloads,
-		WinSize:         j.WinSize,
-		Resize:          j.Resize,
-		Signals:         j.Signals,
-		Log:             rec,
-		Console:         j.console,
-		OnSession:       onSession,
-		OnStatus:        j.OnStatus,
-		ClaimAllOrphans: !j.Shared,
+		Path:        j.Cmd.Path,
+		Args:        args,
+		Env:         j.Cmd.Env,
+		Dir:         j.Cmd.Dir,
+		Stdin:       stdin,
+		Stdout:      j.Stdout,
+		Stderr:      j.Stderr,
+		Parse:       j.parse(),
+		StderrError: j.Cmd.Profile.Stderr,
+		Thresholds:  j.thresholds(cfg),
+		Tick:        cfg.TickInterval,
+		KillGrace:   cfg.KillGrace,
+		Reload:      reloads,
+		WinSize:     j.WinSize,
+		Resize:      j.Resize,
+		Signals:     j.Signals,
+		Log:         rec,
+		Console:     j.console,
+		OnSession:   onSession,
+		OnStatus:    j.OnStatus,
 	})
 	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n}
 	if err != nil {
@@ -294,27 +391,4 @@ func (j *Job) init() {
 		}
 		j.console = slog.New(j.redact.Handler(console))
 	})
-}
-
-// replayable is the wrapper's stdin as the first attempt reads it, kept so
-// that a rerun of the original command gets the same prompt.
-type replayable struct {
-	r    io.Reader
-	mu   sync.Mutex
-	read []byte
-}
-
-func (t *replayable) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.mu.Lock()
-	t.read = append(t.read, p[:n]...)
-	t.mu.Unlock()
-	return n, err
-}
-
-// again returns what was read so far, to be read once more.
-func (t *replayable) again() io.Reader {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return bytes.NewReader(slices.Clone(t.read))
 }

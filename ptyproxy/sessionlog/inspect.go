@@ -171,6 +171,8 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				t.note(at, h.Msg, fmt.Sprintf("%d records", r.Records))
 			case *Restart:
 				t.note(at, h.Msg, r.Why)
+			case *AgentErrorRecord:
+				t.note(at, h.Msg, r.Kind+": "+r.Message)
 			}
 		}
 		if err != nil {

@@ -173,6 +173,17 @@ type Exit struct {
 	LongestSilenceMS int64  `json:"longest_silence_ms"`
 }
 
+// AgentErrorRecord is the agent saying it cannot go on: a rate limit, a
+// quota, no login, a version too old, no network. Its message says what to
+// do; the agent's own words are in the event or stderr record before it.
+type AgentErrorRecord struct {
+	Kind         string `json:"kind"`
+	Message      string `json:"message"`
+	Source       string `json:"source"` // stdout or stderr
+	Restart      bool   `json:"restart"`
+	RetryAfterMS int64  `json:"retry_after_ms,omitempty"`
+}
+
 // LogDropped counts records the log could not keep.
 type LogDropped struct {
 	Records int `json:"records"`
@@ -232,6 +243,7 @@ const (
 	MsgOnHangFailed     = "on_hang_failed"
 	MsgExit             = "exit"
 	MsgLogDropped       = "log_dropped"
+	MsgAgentError       = "agent_error"
 )
 
 func (Command) Msg() string          { return MsgCommand }
@@ -254,6 +266,7 @@ func (OnHang) Msg() string           { return MsgOnHang }
 func (OnHangFailed) Msg() string     { return MsgOnHangFailed }
 func (Exit) Msg() string             { return MsgExit }
 func (LogDropped) Msg() string       { return MsgLogDropped }
+func (AgentErrorRecord) Msg() string { return MsgAgentError }
 
 func (Command) Level() slog.Level          { return slog.LevelInfo }
 func (Restart) Level() slog.Level          { return slog.LevelWarn }
@@ -275,6 +288,7 @@ func (OnHang) Level() slog.Level           { return slog.LevelInfo }
 func (OnHangFailed) Level() slog.Level     { return slog.LevelWarn }
 func (Exit) Level() slog.Level             { return slog.LevelInfo }
 func (LogDropped) Level() slog.Level       { return slog.LevelWarn }
+func (AgentErrorRecord) Level() slog.Level { return slog.LevelError }
 
 // decoders make an empty record of each type, by name.
 var decoders = map[string]func() Record{
@@ -298,6 +312,7 @@ var decoders = map[string]func() Record{
 	MsgOnHangFailed:     func() Record { return &OnHangFailed{} },
 	MsgExit:             func() Record { return &Exit{} },
 	MsgLogDropped:       func() Record { return &LogDropped{} },
+	MsgAgentError:       func() Record { return &AgentErrorRecord{} },
 }
 
 // Decode reads one line of a session log: its header and its record, a
