@@ -1,6 +1,7 @@
 package ptyproxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -56,6 +57,12 @@ type reader struct {
 	drainUntil   atomic.Int64          // Unix ns the drain ends at the latest; 0 before it begins
 	midLine      atomic.Bool           // the stream ended inside a line
 
+	// recooked counts the reads after which the PTY was found cooking its
+	// output (stty sane), for the loop to say so; uncook is set while the
+	// "\r" it added must still be taken out.
+	recooked atomic.Int32
+	uncook   bool
+
 	cur   *batch
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
@@ -99,7 +106,7 @@ func (r *reader) run() {
 	for {
 		n, err := r.read(buf)
 		if n > 0 {
-			r.take(buf[:n])
+			r.take(r.raw1(buf[:n]))
 			if until := r.drainUntil.Load(); until != 0 {
 				// Keep draining while bytes come, within the drain's bound.
 				_ = r.master.SetReadDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
@@ -131,6 +138,24 @@ func (r *reader) run() {
 		r.done <- err
 		return
 	}
+}
+
+// raw1 undoes what a PTY whose output processing an agent turned back on
+// (stty sane) did to p: "\n" written as "\r\n". The terminal is set raw
+// again at once; the read after the one that found it cooked is mended
+// too, as it may hold bytes written before the reset. An agent's stream,
+// JSON lines, never holds "\r\n" of its own.
+func (r *reader) raw1(p []byte) []byte {
+	cooked := false
+	_ = r.raw.Control(func(fd uintptr) { cooked = outputCooked(int(fd)) })
+	if cooked {
+		r.recooked.Add(1)
+	}
+	if !cooked && !r.uncook {
+		return p
+	}
+	r.uncook = cooked
+	return bytes.ReplaceAll(p, []byte("\r\n"), []byte("\n"))
 }
 
 // take forwards one read's bytes, then cuts and parses them into a batch

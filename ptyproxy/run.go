@@ -229,6 +229,9 @@ const lookEvery = time.Second
 
 // feed hands a batch's lines to the watchdog and the log.
 func (l *loop) feed(b *batch) {
+	if l.r.recooked.Swap(0) > 0 {
+		l.o.Log.Write(sessionlog.Warning{Message: "the agent turned its terminal's output processing back on (stty sane?): it was set raw again, and the \r it added to line ends taken out"})
+	}
 	if b.at.Sub(l.looked) >= lookEvery && !l.exited {
 		l.looked = b.at
 		l.tree.snapshot()

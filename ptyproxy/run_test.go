@@ -715,3 +715,14 @@ func TestOrphanByAncestry(t *testing.T) {
 	<-other
 	gone(t, daemons...)
 }
+
+// TestSttySane: an agent that turns its terminal's output processing back
+// on (stty sane) still has its output forwarded byte for byte.
+func TestSttySane(t *testing.T) {
+	t.Parallel()
+	res, out := runAgent(t, Options{}, "stty-sane", "lines", "200", "100", "line", `{"type":"result"}`, "exit", "0")
+	got := out.bytes()
+	if bytes.Contains(got, []byte("\r")) || bytes.Count(got, []byte("\n")) != 201 || !res.Done {
+		t.Errorf("%d bytes, %d \\r, %d lines; outcome %+v", len(got), bytes.Count(got, []byte("\r")), bytes.Count(got, []byte("\n")), res)
+	}
+}

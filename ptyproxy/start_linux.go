@@ -147,8 +147,8 @@ func start(o *Options, env []string) (*proc, error) {
 	return p, nil
 }
 
-// makeRaw sets the tty raw, and clears ONLCR too: an agent that turns
-// output processing back on (stty sane) still gets no "\r" added.
+// makeRaw sets the tty raw, ONLCR cleared too. An agent that turns output
+// processing back on later (stty sane) is mended by the reader (raw1).
 func makeRaw(fd int) error {
 	if _, err := term.MakeRaw(fd); err != nil {
 		return err
@@ -239,4 +239,17 @@ func (p *proc) closeAll() {
 	if p.stderr != nil {
 		p.stderr.Close()
 	}
+}
+
+// outputCooked reports whether the tty behind fd turns "\n" into "\r\n"
+// (OPOST and ONLCR), and if so sets it raw again. An agent or a tool that
+// runs stty sane on its terminal turns them back on.
+func outputCooked(fd int) bool {
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil || t.Oflag&unix.OPOST == 0 || t.Oflag&unix.ONLCR == 0 {
+		return false
+	}
+	t.Oflag &^= unix.OPOST | unix.ONLCR
+	_ = unix.IoctlSetTermios(fd, unix.TCSETS, t) // Best effort: the next read looks again.
+	return true
 }

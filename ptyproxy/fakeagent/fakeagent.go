@@ -58,6 +58,9 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   stdin            read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}
   tty              print {"type":"tty",…}: what stdout, stdin and stderr are
   cwd              print {"type":"cwd","dir":…}: the working directory
+  errflood N       write N bytes of lines to stderr
+  calls N          print N tool_call started events, as fast as possible
+  stty-sane        turn output processing back on for stdout, as stty sane does
   big N            print one JSON line of N bytes
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
@@ -269,6 +272,31 @@ func (a *agent) step(args []string) (int, error) {
 		}
 		a.lines(n, size)
 		return 3, nil
+	case "errflood", "calls":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return 0, err
+		}
+		if args[0] == "calls" {
+			for i := range n {
+				fmt.Fprintf(a.out, `{"type":"tool_call","subtype":"started","call_id":"c%d","tool_call":{"readToolCall":{"args":{"path":"f%d"}}}}`+"\n", i, i)
+			}
+			a.out.Flush()
+			return 2, nil
+		}
+		line := append(bytes.Repeat([]byte("e"), 99), '\n')
+		for left := n; left > 0; left -= len(line) {
+			os.Stderr.Write(line)
+		}
+		return 2, nil
+	case "stty-sane":
+		if err := sttySane(1); err != nil {
+			return 0, err
+		}
+		return 1, nil
 	case "burn":
 		d, err := dur()
 		if err != nil {
