@@ -289,11 +289,9 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, a ...any) {
 		errs = append(errs, &watchdog.InvalidError{Key: key, Problem: fmt.Sprintf(format, a...)})
 	}
-	switch {
-	case c.TickInterval < 0:
-		bad("tick_interval", "%v is negative", c.TickInterval)
-	case c.TickInterval == 0:
-		bad("tick_interval", "must be more than 0")
+	// A tick is a backstop wake-up: a tiny one would spin a core.
+	if c.TickInterval < minTick {
+		bad("tick_interval", "%v is less than %v", c.TickInterval, minTick)
 	}
 	switch {
 	case c.KillGrace < 0:
@@ -327,6 +325,9 @@ func (c *Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// minTick is the shortest tick_interval.
+const minTick = 10 * time.Millisecond
 
 // Keys lists every key, the [mcp] table's as "mcp.KEY".
 func Keys() []string {

@@ -1,10 +1,12 @@
 package job
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -83,7 +85,8 @@ func TestConfigErrors(t *testing.T) {
 		{"string for a number", "restarts = \"2\"\n", nil, `:1: restarts: want a whole number`, nil},
 		{"bad tool timeout", "[tool_timeouts]\n\nshellToolCall = 5\n", nil, `:3: tool_timeouts.shellToolCall`, nil},
 		{"negative", "exit_grace = \"-1s\"\n", nil, "exit_grace: -1s is negative", nil},
-		{"zero tick", "tick_interval = \"0s\"\n", nil, "tick_interval: must be more than 0", nil},
+		{"zero tick", "tick_interval = \"0s\"\n", nil, "tick_interval: 0s is less than 10ms", nil},
+		{"spinning tick", "", map[string]string{"tick_interval": "1ns"}, "--tick-interval 1ns: 1ns is less than 10ms", nil},
 		{"kill grace cap", "", map[string]string{"kill_grace": "2m"}, "--kill-grace 2m: 2m0s is more than 1m", nil},
 		{"log level", "log_level = \"loud\"\n", nil, `log_level: "loud" is not`, nil},
 		{"bad flag", "", map[string]string{"idle_timeout": "soon"}, `--idle-timeout: "soon" is not a duration`, nil},
@@ -186,5 +189,29 @@ func TestDefaultPath(t *testing.T) {
 	env["CURSOR_WRAP_CONFIG"] = "/y.toml"
 	if got := DefaultPath(get); got != "/y.toml" {
 		t.Errorf("env %s", got)
+	}
+}
+
+// TestConfigNotAFile: a FIFO, a device or a huge file at the config's path
+// is refused at once, never read for ever.
+func TestConfigNotAFile(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(t.TempDir(), "big.toml")
+	os.WriteFile(big, bytes.Repeat([]byte("# comment\n"), 200_000), 0o600)
+	for path, want := range map[string]string{fifo: "not a regular file", "/dev/zero": "not a regular file", big: "larger than 1024 KiB"} {
+		done := make(chan error, 1)
+		go func() { _, err := ReadFile(path); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v, want %q", path, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: reading it did not return", path)
+		}
 	}
 }
