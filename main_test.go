@@ -54,6 +54,7 @@ type result struct {
 	code           int
 	took           time.Duration
 	logDir         string
+	maxRSS         int64 // the wrapper's peak resident memory, in bytes
 }
 
 // runWrapper runs the wrapper with args, the fake agent as its agent and a log dir

@@ -71,8 +71,9 @@ type loop struct {
 	last    time.Time // last output
 	looked  time.Time // the tree's last snapshot while output flowed
 
-	lastStatus time.Time
-	shown      statusKey
+	lastStatus    time.Time
+	shown         statusKey
+	statusPending bool // a change not reported yet
 
 	stopAt  time.Time    // SIGKILL due (while Stopping)
 	poll    *time.Ticker // while Stopping or cleaning up
@@ -310,36 +311,49 @@ func (l *loop) decide(now time.Time) {
 		l.act(d.Verdict, r)
 		return
 	}
+	l.report(now, d, false)
 	at := now.Add(l.o.Tick)
 	if !d.Next.IsZero() && d.Next.Before(at) {
 		at = d.Next
 	}
+	if due := l.lastStatus.Add(statusMin); l.statusPending && due.Before(at) {
+		at = due
+	}
 	l.timer.Reset(at.Sub(time.Now()))
-	l.report(now, d, false)
 }
 
-// report hands a status snapshot to OnStatus when what it shows changed
-// (calls opened or closed, the verdict, the phase), and otherwise at most
-// every statusEvery.
+// report hands a status snapshot to OnStatus: when what it shows changed
+// (calls opened or closed, the verdict, the phase, the kind of event the
+// agent last wrote), at most every statusMin, a change it holds back
+// sent by the timer; otherwise at most every statusEvery.
 func (l *loop) report(now time.Time, d watchdog.Decision, force bool) {
 	if l.o.OnStatus == nil {
 		return
 	}
-	shown := statusKey{d.Open, d.Verdict, l.phase, d.Done}
-	if !force && shown == l.shown && now.Sub(l.lastStatus) < statusEvery {
-		return
+	shown := statusKey{d.Open, d.Verdict, l.phase, d.Done, d.LastType, d.LastSubtype}
+	changed := shown != l.shown
+	if !force {
+		wait := statusEvery
+		if changed {
+			wait = statusMin
+		}
+		if now.Sub(l.lastStatus) < wait {
+			l.statusPending = l.statusPending || changed
+			return
+		}
 	}
-	l.lastStatus, l.shown = now, shown
+	l.lastStatus, l.shown, l.statusPending = now, shown, false
 	_, r := l.wd.Check(now)
 	l.o.OnStatus(Status{Now: now, Started: l.out.Started, Verdict: d.Verdict, Reason: r, Phase: l.phase})
 }
 
-// statusKey is what makes a status snapshot worth sending at once.
+// statusKey is what makes a status snapshot worth sending soon.
 type statusKey struct {
-	open    int
-	verdict watchdog.Verdict
-	phase   Phase
-	done    bool
+	open              int
+	verdict           watchdog.Verdict
+	phase             Phase
+	done              bool
+	lastType, lastSub string
 }
 
 // stdoutStall is how long a stdout that takes none of the agent's last
@@ -350,8 +364,12 @@ const stdoutStall = 10 * time.Second
 // last stderr to be passed on.
 const stderrWait = time.Second
 
-// statusEvery bounds how often OnStatus is called.
-const statusEvery = 250 * time.Millisecond
+// statusEvery bounds how often OnStatus is called when nothing it shows
+// changed, statusMin when something did.
+const (
+	statusEvery = 250 * time.Millisecond
+	statusMin   = 50 * time.Millisecond
+)
 
 func (l *loop) onTimer(now time.Time) {
 	// Output or an exit that is already queued counts before any verdict.

@@ -242,11 +242,14 @@ type Decision struct {
 	Next time.Time
 	Open int  // tool calls open
 	Done bool // the terminal event arrived
+	// LastType and LastSubtype are the last line's envelope ("" for a
+	// line that is not JSON): what the agent is doing, for a status line.
+	LastType, LastSubtype string
 }
 
 // Decide returns the decision at now.
 func (w *Watchdog) Decide(now time.Time) Decision {
-	d := Decision{Open: len(w.calls.byID), Done: w.done}
+	d := Decision{Open: len(w.calls.byID), Done: w.done, LastType: w.lastType, LastSubtype: w.lastSub}
 	consider := func(t time.Time) {
 		if t.After(now) && (d.Next.IsZero() || t.Before(d.Next)) {
 			d.Next = t
