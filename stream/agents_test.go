@@ -157,22 +157,22 @@ func TestProfileArgs(t *testing.T) {
 	}{
 		{Claude, []string{"fix it"}, Interactive, true,
 			[]string{"--print", "--output-format", "stream-json", "--verbose", "--model", "m1", "fix it"},
-			[]string{"--resume", "S", "go on"}},
+			[]string{"--resume", "S", "--", "go on"}},
 		{Claude, []string{"-p", "--allowedTools", "Bash", "Read", "--output-format", "stream-json", "--verbose", "hi"}, Events, true,
 			[]string{"--model", "m1", "-p", "--allowedTools", "Bash", "Read", "--output-format", "stream-json", "--verbose", "hi"},
-			[]string{"-p", "--allowedTools", "Bash", "Read", "--output-format", "stream-json", "--verbose", "--resume", "S", "go on"}},
+			[]string{"-p", "--allowedTools", "Bash", "Read", "--output-format", "stream-json", "--verbose", "--resume", "S", "--", "go on"}},
 		{Claude, []string{"-p", "--allowedTools", "Bash", "hi"}, Bytes, false, nil, nil}, // the variadic flag swallows the prompt, as in claude
 		{Codex, []string{"exec", "--json", "--skip-git-repo-check", "hi"}, Events, true,
 			[]string{"exec", "--model", "m1", "--cd", "/w", "--json", "--skip-git-repo-check", "hi"},
-			[]string{"exec", "--json", "--skip-git-repo-check", "resume", "S", "go on"}},
+			[]string{"exec", "--json", "--skip-git-repo-check", "resume", "S", "--", "go on"}},
 		{Codex, []string{"hi"}, Interactive, true, []string{"exec", "--json", "--model", "m1", "--cd", "/w", "hi"}, nil},
 		{Codex, []string{"login"}, Interactive, true, nil, nil},
 		{Gemini, []string{"-p", "hi", "-o", "stream-json", "--yolo"}, Events, true,
 			[]string{"--model", "m1", "-p", "hi", "-o", "stream-json", "--yolo"}, []string{"-p", "hi", "-o", "stream-json", "--yolo"}},
-		{Gemini, []string{"hi"}, Interactive, true, []string{"--prompt", "hi", "--output-format", "stream-json", "--model", "m1"}, nil},
+		{Gemini, []string{"hi"}, Interactive, true, []string{"--prompt=hi", "--output-format", "stream-json", "--model", "m1"}, nil},
 		{OpenCode, []string{"run", "--format", "json", "hi"}, Events, true,
 			[]string{"run", "--model", "m1", "--dir", "/w", "--format", "json", "hi"},
-			[]string{"run", "--format", "json", "--session", "S", "go on"}},
+			[]string{"run", "--format", "json", "--session", "S", "--", "go on"}},
 		{OpenCode, []string{"run", "hi"}, Bytes, true, nil, nil},
 	} {
 		if got := tc.p.ModeOf(tc.args); got != tc.mode {

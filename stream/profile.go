@@ -252,8 +252,13 @@ func (p *Profile) Headless(args []string, d Direct) []string {
 			if i := slices.IndexFunc(scanned, func(a arg) bool { return a.positional }); i >= 0 {
 				prompt = rest[i]
 				rest = slices.Delete(slices.Clone(rest), i, i+1)
+				if len(rest) > 0 && rest[len(rest)-1] == "--" {
+					rest = rest[:len(rest)-1] // Nothing after it now.
+				}
 			}
-			add = append(add, flag, prompt)
+			// Joined to its flag, a prompt that starts with "-" is still
+			// the prompt.
+			add = append(add, flag+"="+prompt)
 		} else {
 			add = append(add, flag)
 		}
@@ -305,8 +310,9 @@ func (p *Profile) Resume(args []string, id, prompt string) []string {
 		}
 		out = append(out, args[i])
 	}
+	// After "--", a prompt that starts with "-" is still the prompt.
 	if p.resumeSub != "" {
-		return append(out, p.resumeSub, id, prompt)
+		return append(out, p.resumeSub, id, "--", prompt)
 	}
-	return append(out, p.resumeFlag, id, prompt)
+	return append(out, p.resumeFlag, id, "--", prompt)
 }

@@ -59,12 +59,16 @@ func TestResume(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--print", "--output-format", "stream-json", "--model", "m", "fix the bug"},
-			[]string{"--print", "--output-format", "stream-json", "--model", "m", "--resume", "S", "continue"}},
+			[]string{"--print", "--output-format", "stream-json", "--model", "m", "--resume", "S", "--", "continue"}},
 		{[]string{"-p", "--resume", "OLD", "--", "first prompt"},
-			[]string{"-p", "--resume", "S", "continue"}},
-		{[]string{"-p", "--resume=OLD"}, []string{"-p", "--resume", "S", "continue"}},
+			[]string{"-p", "--resume", "S", "--", "continue"}},
+		{[]string{"-p", "--resume=OLD"}, []string{"-p", "--resume", "S", "--", "continue"}},
 	} {
 		if got := Cursor.Resume(tc.args, "S", "continue"); !slices.Equal(got, tc.want) {
+			t.Errorf("Resume(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+		// A restart prompt that starts with "-" is still the prompt.
+		if got := Cursor.Resume(tc.args, "S", "--force"); got[len(got)-2] != "--" {
 			t.Errorf("Resume(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}

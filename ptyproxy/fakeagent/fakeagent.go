@@ -122,7 +122,7 @@ func skipAgentFlags(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
-		case "-p", "--print", "-f", "--force":
+		case "-p", "--print", "-f", "--force", "--":
 		case "--output-format", "--model", "-m", "--workspace", "--resume", "--api-key", "--mode", "--sandbox":
 			i++
 		default:

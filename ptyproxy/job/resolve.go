@@ -101,7 +101,9 @@ func Resolve(cfg Config, r Request) (Command, error) {
 	}
 	c := Command{Profile: profile, Path: bin, Env: env, Dir: workspace, Args: r.Args}
 	if r.Prompt != "" || r.Resume != "" {
-		c.Args = []string{r.Prompt}
+		// After "--" a prompt is always a prompt: "--workspace=/" or
+		// "--resume=X" as a prompt must not become the agent's flags.
+		c.Args = []string{"--", r.Prompt}
 	}
 	if r.Alias {
 		c.Mode = profile.ModeOf(c.Args)

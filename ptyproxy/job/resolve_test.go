@@ -24,7 +24,7 @@ func agentsOnPath(t *testing.T, names ...string) string {
 }
 
 func TestResolve(t *testing.T) {
-	dir := agentsOnPath(t, "cursor-agent", "claude")
+	dir := agentsOnPath(t, "cursor-agent", "claude", "gemini")
 	ws := t.TempDir()
 	t.Chdir(filepath.Dir(ws))
 	cfg := DefaultConfig()
@@ -47,9 +47,13 @@ func TestResolve(t *testing.T) {
 		{"alias interactive", Request{Args: []string{"login"}, Alias: true}, "cursor-agent",
 			[]string{"login"}, stream.Interactive, ""},
 		{"another agent by name keeps its own model", Request{Prompt: "hi", Agent: "claude"}, "claude",
-			[]string{"--print", "--output-format", "stream-json", "--verbose", "hi"}, stream.Events, ""},
+			[]string{"--print", "--output-format", "stream-json", "--verbose", "--", "hi"}, stream.Events, ""},
+		{"a prompt that looks like a flag", Request{Prompt: "--workspace=/"}, "cursor-agent",
+			[]string{"--print", "--output-format", "stream-json", "--force", "--model", "auto", "--", "--workspace=/"}, stream.Events, ""},
+		{"gemini: a prompt joined to its flag", Request{Prompt: "--resume=X", Agent: "gemini"}, "gemini",
+			[]string{"--prompt=--resume=X", "--output-format", "stream-json"}, stream.Events, ""},
 		{"resume", Request{Prompt: "go on", Resume: "s-1"}, "cursor-agent",
-			[]string{"--print", "--output-format", "stream-json", "--force", "--model", "auto", "--resume", "s-1", "go on"}, stream.Events, ""},
+			[]string{"--print", "--output-format", "stream-json", "--force", "--model", "auto", "--resume", "s-1", "--", "go on"}, stream.Events, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Resolve(cfg, tc.req)
