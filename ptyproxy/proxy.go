@@ -44,6 +44,11 @@ type Options struct {
 	// events Parse returns.
 	StderrError func(line []byte) *stream.AgentError
 
+	// KeepOrphans leaves alone what the agent leaves running after it
+	// exits by itself (servers started on purpose); a hang or a signal
+	// still stops everything.
+	KeepOrphans bool
+
 	Thresholds watchdog.Thresholds
 	Tick       time.Duration // longest wait between two checks
 	KillGrace  time.Duration // from SIGTERM to SIGKILL
@@ -151,6 +156,10 @@ type Outcome struct {
 	Lines     int // lines of output, JSON or not
 	Events    int // of which events of the agent's stream
 	ToolCalls int
+	// Leftovers are the command lines of the processes the agent left
+	// running when it exited by itself: stopped, unless KeptLeftovers.
+	Leftovers     []string
+	KeptLeftovers bool
 	// LongestSilence is the longest gap between two outputs, and
 	// SilenceOpen the calls open during it.
 	LongestSilence time.Duration

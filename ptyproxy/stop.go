@@ -159,12 +159,22 @@ func (l *loop) afterExit() {
 		return // EOF before the exit: the exit will come
 	}
 	if l.phase == Running {
-		if l.kill.alive() {
-			l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited but left processes running; stopping them"})
-			l.stop(syscall.SIGTERM, nil)
+		left := l.tree.snapshot()
+		if len(left) == 0 {
+			l.phase = Exiting
 			return
 		}
-		l.phase = Exiting
+		for _, p := range left {
+			l.out.Leftovers = append(l.out.Leftovers, commandLine(p.pid))
+		}
+		if l.o.KeepOrphans {
+			l.out.KeptLeftovers = true
+			l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited and left processes running; keep_orphans leaves them alone", Processes: l.out.Leftovers})
+			l.phase = Exiting
+			return
+		}
+		l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited and left processes running; stopping them", Processes: l.out.Leftovers})
+		l.stop(syscall.SIGTERM, nil)
 		return
 	}
 	l.onPoll(time.Now())

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"cursor-wrap/watchdog"
@@ -258,4 +259,26 @@ func ProbeAvailable() bool { return procAvailable() }
 func procAvailable() bool {
 	_, ok := readStat(os.Getpid())
 	return ok && readChar(os.Getpid()) > 0
+}
+
+// commandLine is a process's command line for people, shortened: the
+// program's name, and its last argument when there are more
+// ("node … worker-server").
+func commandLine(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return "pid " + strconv.Itoa(pid)
+	}
+	argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	s := filepath.Base(argv[0])
+	switch {
+	case len(argv) == 2:
+		s += " " + argv[1]
+	case len(argv) > 2:
+		s += " … " + argv[len(argv)-1]
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
 }

@@ -61,6 +61,8 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   errflood N       write N bytes of lines to stderr
   calls N          print N tool_call started events, as fast as possible
   stty-sane        turn output processing back on for stdout, as stty sane does
+  fail-if-resumed  when run with --resume: say the session is gone on stderr and exit 1
+  resumed-answer   when run with --resume: print a result and exit 0
   big N            print one JSON line of N bytes
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
@@ -114,6 +116,11 @@ type agent struct {
 	flush bool // flush after each line, as a terminal's line buffering does
 	exit  int
 	argv  []string
+}
+
+// resumed reports whether the command line resumes a session.
+func (a *agent) resumed() bool {
+	return slices.ContainsFunc(a.argv, func(s string) bool { return s == "--resume" || strings.HasPrefix(s, "--resume=") })
 }
 
 // skipAgentFlags drops the cursor-agent flags a wrapper adds, so the rest
@@ -294,6 +301,18 @@ func (a *agent) step(args []string) (int, error) {
 			os.Stderr.Write(line)
 		}
 		return 2, nil
+	case "fail-if-resumed", "resumed-answer":
+		if !a.resumed() {
+			return 1, nil
+		}
+		if args[0] == "fail-if-resumed" {
+			fmt.Fprintln(os.Stderr, "Error: no chat with that id")
+			a.exit = 1
+			return 1, nil
+		}
+		a.println(`{"type":"result","subtype":"success","result":"resumed"}`)
+		a.exit = 0
+		return 1, nil
 	case "stty-sane":
 		if err := sttySane(1); err != nil {
 			return 0, err

@@ -29,6 +29,7 @@ type Config struct {
 	LogKeep       int
 	Status        bool
 	OnHang        string
+	KeepOrphans   bool
 	Agent         string
 	AgentBin      string
 	MCP           MCPConfig
@@ -101,6 +102,7 @@ var Settings = []Setting{
 	{"log_keep", "session logs kept; older ones are removed at start (0 keeps all)", func(c *Config) any { return &c.LogKeep }},
 	{"status", "draw a live status line on stderr when it is a terminal", func(c *Config) any { return &c.Status }},
 	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
+	{"keep_orphans", "leave running what the agent leaves behind when it exits by itself (servers started on purpose); they are stopped otherwise", func(c *Config) any { return &c.KeepOrphans }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
 }

@@ -275,6 +275,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		Stderr:      j.Stderr,
 		Parse:       j.parse(),
 		StderrError: j.Cmd.Profile.Stderr,
+		KeepOrphans: cfg.KeepOrphans,
 		Thresholds:  j.thresholds(cfg),
 		Tick:        cfg.TickInterval,
 		KillGrace:   cfg.KillGrace,

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"cursor-wrap/ptyproxy"
@@ -16,10 +17,27 @@ func Summary(r Result) string {
 		c := out.SilenceOpen[0]
 		s += fmt.Sprintf(" (during %s %q)", c.Kind, c.Command)
 	}
+	if n := len(out.Leftovers); n > 0 {
+		verb := "stopped"
+		if out.KeptLeftovers {
+			verb = "left running"
+		}
+		s += fmt.Sprintf("; %s %d leftover %s: %s", verb, n, plural(n, "process", "processes"), strings.Join(out.Leftovers[:min(n, 3)], ", "))
+		if n > 3 {
+			s += ", …"
+		}
+	}
 	if r.LogPath != "" {
 		s += "; log " + r.LogPath
 	}
 	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // outcomeWords says in a few words how an attempt ended.

@@ -122,7 +122,8 @@ type AgentExited struct {
 
 // Leftovers is an agent that exited leaving processes behind.
 type Leftovers struct {
-	Message string `json:"message"`
+	Message   string   `json:"message"`
+	Processes []string `json:"processes,omitempty"` // their command lines, shortened
 }
 
 // DownstreamClosed is the wrapper's stdout gone.

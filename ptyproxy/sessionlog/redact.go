@@ -277,12 +277,12 @@ func maskAfter(b, prefix []byte, min int, upper bool) []byte {
 	}
 }
 
-// wordStart reports whether b[i] starts a word: nothing of a token before
+// wordStart reports whether b[i] starts a word: no word character before
 // it, counting a JSON escape (\n, \t, \") as a break, since records hold
 // the agent's text escaped.
 func wordStart(b []byte, i int) bool {
 	switch {
-	case i == 0 || !tokenChar(b[i-1]):
+	case i == 0 || !wordChar(b[i-1]):
 		return true
 	case i >= 2 && b[i-2] == '\\' && (b[i-1] == 'n' || b[i-1] == 't' || b[i-1] == 'r'):
 		return true
@@ -317,6 +317,12 @@ func maskURLPasswords(b []byte) []byte {
 			rest = rest[k:]
 		}
 	}
+}
+
+// wordChar is a character a word goes on with: "KEY=sk-…" and "/sk-…"
+// start a new one.
+func wordChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 }
 
 func upperChar(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
