@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,9 +43,10 @@ type frameReader struct {
 	out     *frameWriter
 	console *slog.Logger
 	buf     []byte // a frame passed on, not yet read by the SDK
-	// version is the protocol the client asked for in initialize, ""
-	// before; it says whether batches are legal.
-	version string
+	// initialized is set by the client's initialize call, and version
+	// is the protocol it asked for: they say whether batches are legal.
+	initialized bool
+	version     string
 }
 
 func newFrameReader(in io.ReadCloser, out *frameWriter, console *slog.Logger) *frameReader {
@@ -120,8 +122,8 @@ func (f *frameReader) check(line []byte) []byte {
 // protocol without them, an empty one, a bad message in it, or a request
 // id twice.
 func (f *frameReader) checkBatch(line []byte) error {
-	if !batches(f.version) {
-		return fmt.Errorf("JSON-RPC batches are not part of MCP %s", f.version)
+	if !f.batches() {
+		return fmt.Errorf("JSON-RPC batches are not part of MCP %s", cmp.Or(f.version, "before initialize"))
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(line, &raws); err != nil {
@@ -146,26 +148,28 @@ func (f *frameReader) checkBatch(line []byte) error {
 	return nil
 }
 
-// note keeps the protocol version the client asks for.
+// note keeps the protocol version the client asks for in its first
+// initialize call. The key must be spelled exactly: the SDK reads it so.
 func (f *frameReader) note(msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != "initialize" || f.version != "" {
+	if !ok || !req.IsCall() || req.Method != "initialize" || f.initialized {
 		return
 	}
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
+	var params map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &params) != nil {
+		return
 	}
-	if json.Unmarshal(req.Params, &p) == nil {
-		f.version = p.ProtocolVersion
-	}
+	f.initialized = true
+	_ = json.Unmarshal(params["protocolVersion"], &f.version) // Not a string: no version, no batches.
 }
 
-// batches reports whether the SDK takes batches in a session where the
-// client asked for version in initialize ("" before it did): only in the
-// protocols before 2025-06-18, which it negotiates when asked for one of
-// them.
-func batches(version string) bool {
-	return version == "" || slices.Contains(mcp.SupportedProtocolVersions(), version) && version < "2025-06-18"
+// batches reports whether the SDK takes a batch now. It does before
+// initialize, and then only in the protocols before 2025-06-18, which it
+// negotiates when the client asks for one of them. Batches are refused
+// before initialize too: MCP has no use for them there, and a refusal is
+// the safe side of any doubt.
+func (f *frameReader) batches() bool {
+	return f.initialized && slices.Contains(mcp.SupportedProtocolVersions(), f.version) && f.version < "2025-06-18"
 }
 
 // idOf returns the id of a message that is not valid, when it has one a

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
 )
@@ -214,12 +216,16 @@ func TestFrameReader(t *testing.T) {
 		t.Errorf("responses %q, want %q", got, wantErrs)
 	}
 
-	// In the protocols clients speak today a batch is refused.
-	out.Reset()
-	in = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}` + "\n" + `[{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n"
-	f = newFrameReader(io.NopCloser(strings.NewReader(in)), &frameWriter{w: nopWriteCloser{&out}}, discard)
-	if passed, _ = io.ReadAll(f); bytes.Contains(passed, []byte("[")) || !bytes.Contains(out.Bytes(), []byte("not part of MCP 2025-11-25")) {
-		t.Errorf("a batch in 2025-11-25: passed %s, answered %s", passed, out.Bytes())
+	// A batch is refused before initialize, in the protocols clients speak
+	// today, and when the version is not spelled as the SDK reads it.
+	batch := `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`
+	for _, init := range []string{"", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"ProtocolVersion":"2025-03-26"}}`} {
+		out.Reset()
+		f = newFrameReader(io.NopCloser(strings.NewReader(init+"\n"+batch+"\n")), &frameWriter{w: nopWriteCloser{&out}}, discard)
+		if passed, _ = io.ReadAll(f); bytes.Contains(passed, []byte("[")) || !bytes.Contains(out.Bytes(), []byte("batches are not part of MCP")) {
+			t.Errorf("a batch after %q: passed %s, answered %s", init, passed, out.Bytes())
+		}
 	}
 }
 
@@ -228,3 +234,59 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 var discard = slog.New(slog.DiscardHandler)
+
+// FuzzFrameReader: whatever the client sends, the SDK gets only lines it
+// can read, and each refused line gets one JSON-RPC error.
+func FuzzFrameReader(f *testing.F) {
+	for _, seed := range []string{
+		"garbage\n",
+		`{"id":4}` + "\n",
+		"[1,2]\n",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n" + `[{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n",
+		`{"jsonrpc":"2.0","id":"a","method":"ping"}` + " \r\n\n\n" + `{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}` + "\n" + `"x"` + "\nnull\n[]\n{}\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		r := newFrameReader(io.NopCloser(bytes.NewReader(in)), &frameWriter{w: nopWriteCloser{&out}}, discard)
+		passed, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for line := range bytes.Lines(passed) {
+			lines++
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			var batch []json.RawMessage
+			if json.Unmarshal(line, &batch) != nil {
+				batch = []json.RawMessage{line}
+			}
+			for _, m := range batch {
+				if _, err := jsonrpc.DecodeMessage(m); err != nil {
+					t.Errorf("passed on %q: %v", line, err)
+				}
+			}
+		}
+		for line := range bytes.Lines(out.Bytes()) {
+			lines++
+			var resp struct {
+				JSONRPC string
+				Error   struct{ Code int }
+			}
+			if err := json.Unmarshal(line, &resp); err != nil || resp.JSONRPC != "2.0" || resp.Error.Code != codeParseError && resp.Error.Code != codeInvalidRequest {
+				t.Errorf("response %q: %v", line, err)
+			}
+		}
+		given := 0
+		for line := range bytes.Lines(in) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				given++
+			}
+		}
+		if lines != given {
+			t.Errorf("%d frames passed or answered for %d lines", lines, given)
+		}
+	})
+}
