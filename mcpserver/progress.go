@@ -49,7 +49,7 @@ func (p *pacer) wait(now time.Time) time.Duration {
 	return progressEvery
 }
 
-// A view is what a call's progress says at one instant.
+// A view is what a run's progress says at one instant.
 type view struct {
 	arrived time.Time
 	queued  bool             // waiting for a slot
@@ -63,9 +63,9 @@ type view struct {
 	output  time.Time
 }
 
-// describe says where a call is at now: key names its phase (a new key is
+// describe says where a run is at now: key names its phase (a new key is
 // worth a notification at once) and text says it for a person; key is ""
-// before the call is either queued or started. Times in a snapshot are
+// before the run is either queued or started. Times in a snapshot are
 // moved on to now.
 func describe(v view, now time.Time) (key, text string) {
 	switch {
