@@ -347,16 +347,20 @@ func waitChildren(t *testing.T, dir string, n int) []int {
 	return nil
 }
 
-// dead fails the test unless pid has exited (a zombie not yet reaped
-// counts as exited).
+// dead fails the test unless pid exits within a few seconds (a zombie
+// not yet reaped counts as exited). A process killed is gone by then: the
+// wait covers its exit itself, which for a race-instrumented binary on a
+// busy machine can take a while after the kill.
 func dead(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return
-	}
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if _, after, ok := bytes.Cut(b, []byte(") ")); ok && len(after) > 0 && after[0] == 'Z' {
-		return
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if _, after, ok := bytes.Cut(b, []byte(") ")); ok && len(after) > 0 && after[0] == 'Z' {
+			return
+		}
 	}
 	t.Errorf("pid %d is still running", pid)
 	_ = syscall.Kill(pid, syscall.SIGKILL) // Leave nothing behind.
