@@ -219,6 +219,12 @@ func TestUnknownRunID(t *testing.T) {
 	if res := h.tool("wait_agent", "", map[string]any{"run_id": "run_x", "wait": -1}, &f); !res.IsError || f.Code != codeInvalid {
 		t.Errorf("negative wait: %+v", f)
 	}
+	// A wait far over the maximum waits the maximum, and no overflow
+	// makes it a wait of none.
+	st := h.start(map[string]any{"prompt": steps("line", initLine, "sleep", "1s", "line", answerLine)})
+	if reports, res := h.waitEnd(st.RunID, 1e300); len(reports) != 1 || text(res, 0) != "All tests pass." {
+		t.Errorf("a wait of 1e300 s: %d answers, %q", len(reports), text(res, 0))
+	}
 	if res := h.tool("start_agent", "", map[string]any{"prompt": "x", "model": "--yolo"}, &f); !res.IsError || f.Code != codeInvalid {
 		t.Errorf("flag-like model: %+v", f)
 	}

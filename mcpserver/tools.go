@@ -175,7 +175,8 @@ func (s *Server) waitAgent(ctx context.Context, req *mcp.CallToolRequest, in wai
 		if *in.Wait < 0 {
 			return refused(codeInvalid, kindInvalid, fmt.Sprintf("wait %v: want a number of seconds from 0 to %d", *in.Wait, int(maxWait.Seconds())), fixArgument), nil, nil
 		}
-		wait = min(time.Duration(*in.Wait*float64(time.Second)), maxWait)
+		// Clamped as seconds: a huge number would overflow a Duration.
+		wait = time.Duration(min(*in.Wait, maxWait.Seconds()) * float64(time.Second))
 	}
 	r, res := s.lookup(in.RunID)
 	if res != nil {
