@@ -736,6 +736,31 @@ func TestMCPBackgroundDisconnect(t *testing.T) {
 	}
 }
 
+// TestMCPBackgroundSIGTERM: SIGTERM to the server kills a background
+// run's whole tree before the server exits 143.
+func TestMCPBackgroundSIGTERM(t *testing.T) {
+	t.Parallel()
+	c := serve(t, mcpConfig(t), steps("line", initLine, "ignore-term", "setsid-child", "hang"))
+	if st := c.tool("start_agent", "", map[string]any{"prompt": "fix it"}); st.IsError {
+		t.Fatalf("start_agent: %+v", st)
+	}
+	agents, children := waitForChildren(t, c.logDir, 1)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-c.exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+			t.Errorf("server exit: %v\nstderr:\n%s", err, c.stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not exit on SIGTERM\nstderr:\n%s", c.stderr)
+	}
+	c.exited <- nil // For the cleanup.
+	for _, pid := range append(agents, children...) {
+		gone(t, pid)
+	}
+}
+
 // TestMCPBackgroundQueue starts 20 runs with max_concurrent 2: they queue,
 // agent_sessions shows it, and all finish with their answers.
 func TestMCPBackgroundQueue(t *testing.T) {
