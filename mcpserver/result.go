@@ -109,7 +109,7 @@ type partial struct {
 }
 
 func failed(code, kind, msg string, suggestions ...string) *failure {
-	return &failure{Code: code, Kind: kind, Message: msg, Suggestions: suggestions}
+	return &failure{Code: code, Kind: kind, Message: msg, Suggestions: append([]string{}, suggestions...)}
 }
 
 // refused is the result of a call whose arguments or run_id are refused:

@@ -132,7 +132,11 @@ func (s *Server) startAgent(ctx context.Context, req *mcp.CallToolRequest, in ru
 	if st.SessionID != "" {
 		text += " Its session is " + st.SessionID + "."
 	}
-	text += fmt.Sprintf(" It goes on in the background: call wait_agent with run_id=%q until its state is finished, hung, failed or cancelled; cancel_agent stops it.", r.id)
+	if r.ended() != nil {
+		text += fmt.Sprintf(" It has ended already: call wait_agent with run_id=%q for its result.", r.id)
+	} else {
+		text += fmt.Sprintf(" It goes on in the background: call wait_agent with run_id=%q until its state is finished, hung, failed or cancelled; cancel_agent stops it.", r.id)
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.redact(text)}}, StructuredContent: r.seal(st)}, nil, nil
 }
 
