@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +15,9 @@ const (
 	maxEvents     = 50      // last output lines
 	maxEventBytes = 4 << 10 // of each line; the log has them whole
 	maxStderr     = 8 << 10 // stderr tail
+	// redactMargin more is kept of each, and cut once redacted, so that
+	// no secret is cut before it is masked (one shorter than the margin).
+	redactMargin = 4 << 10
 )
 
 // capture stands in for the wrapper's stdout: it keeps the last lines the
@@ -36,7 +38,7 @@ type capture struct {
 
 func newCapture(onPhase func()) *capture {
 	c := &capture{onPhase: onPhase}
-	c.split = stream.NewSplitter(maxEventBytes, func(l stream.Line) {
+	c.split = stream.NewSplitter(maxEventBytes+redactMargin, func(l stream.Line) {
 		text := string(l.Text)
 		if l.Truncated() {
 			text += fmt.Sprintf("… [%d bytes in all]", l.Len)
@@ -92,7 +94,7 @@ func (c *capture) result() (lines []string, last time.Time) {
 	return slices.Clone(c.lines), c.last
 }
 
-// tail keeps the last max bytes written to it: the agent's stderr.
+// tail keeps the last bytes written to it: the agent's stderr.
 type tail struct {
 	mu  sync.Mutex
 	buf []byte
@@ -100,26 +102,32 @@ type tail struct {
 	cut bool // bytes were dropped from the front
 }
 
+func newTail(max int) *tail { return &tail{max: max} }
+
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
+	if over := len(t.buf) - t.max - redactMargin; over > 0 {
 		t.buf = t.buf[:copy(t.buf, t.buf[over:])]
 		t.cut = true
 	}
 	return len(p), nil
 }
 
-// String returns the tail from the first whole line kept, as valid UTF-8.
-func (t *tail) String() string {
+// String returns the last max bytes once redact has masked them, from the
+// first whole line kept, as valid UTF-8.
+func (t *tail) String(redact func(string) string) string {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if i := bytes.IndexByte(b, '\n'); t.cut && i >= 0 && i < len(b)-1 {
-		b = b[i+1:]
+	s, cut := redact(string(t.buf)), t.cut
+	t.mu.Unlock()
+	if over := len(s) - t.max; over > 0 {
+		s, cut = s[over:], true
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	if i := strings.IndexByte(s, '\n'); cut && i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // lastLine returns the last non-empty line of s.

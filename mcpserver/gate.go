@@ -6,18 +6,18 @@ import (
 	"sync"
 )
 
-// A gate bounds how many agents run at once ([mcp] max_concurrent). Calls
+// A gate bounds how many agents run at once ([mcp] max_concurrent). Runs
 // over the bound wait in arrival order.
 type gate struct {
 	mu      sync.Mutex
 	running int
 	limit   int
-	queue   []chan struct{} // closed when its call may start
+	queue   []chan struct{} // closed when its run may start
 }
 
 func newGate(limit int) *gate { return &gate{limit: max(limit, 1)} }
 
-// enter waits for a slot, or for ctx. waiting is called when the call has
+// enter waits for a slot, or for ctx. waiting is called when the run has
 // to queue. The returned func gives the slot back.
 func (g *gate) enter(ctx context.Context, waiting func()) (leave func(), err error) {
 	if ctx.Err() != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,7 +49,7 @@ func (p *pacer) wait(now time.Time) time.Duration {
 	return progressEvery
 }
 
-// A view is what a call's progress says at one instant.
+// A view is what a run's progress says at one instant.
 type view struct {
 	arrived time.Time
 	queued  bool             // waiting for a slot
@@ -61,9 +63,9 @@ type view struct {
 	output  time.Time
 }
 
-// describe says where a call is at now: key names its phase (a new key is
+// describe says where a run is at now: key names its phase (a new key is
 // worth a notification at once) and text says it for a person; key is ""
-// before the call is either queued or started. Times in a snapshot are
+// before the run is either queued or started. Times in a snapshot are
 // moved on to now.
 func describe(v view, now time.Time) (key, text string) {
 	switch {
@@ -130,7 +132,7 @@ func phaseOf(event string) (key, text string) {
 func activity(r watchdog.Reason) (key, text string) {
 	if n := len(r.OpenCalls); n > 0 {
 		c := r.OpenCalls[0]
-		text = fmt.Sprintf("running %s: %s (%s of %s)", c.Kind, oneLine(c.Command), clock(c.Elapsed), clock(c.Budget))
+		text = fmt.Sprintf("running %s: %s (%s of %s)", c.Kind, cut(oneLine(c.Command), 60), clock(c.Elapsed), clock(c.Budget))
 		if n > 1 {
 			text += fmt.Sprintf(" and %d more", n-1)
 		}
@@ -171,81 +173,99 @@ func clock(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:57]) + "..."
+// oneLine puts s on one line, each run of white space one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plain makes the agent's text fit to show: invalid UTF-8, control
+// characters (escape sequences, carriage returns, bells) and bidirectional
+// overrides become spaces.
+func plain(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// cut returns s cut to max runes, "..." marking a cut.
+func cut(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
 	}
-	return s
+	r := []rune(s)
+	return string(r[:max-3]) + "..."
 }
 
-// onStatus takes a snapshot from the agent's session loop. It must not
-// block that loop: the reporter does the sending.
-func (c *call) onStatus(st ptyproxy.Status) {
-	c.mu.Lock()
-	if st.Verdict == watchdog.Warn && c.verdict != watchdog.Warn {
-		w := st
-		c.warning = &w
+// cutBytes returns s cut to at most n bytes, at a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	c.verdict = st.Verdict
-	c.status = &st
-	c.mu.Unlock()
-	c.poke()
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
-// poke wakes the reporter.
-func (c *call) poke() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+// follow waits for the run until done reports true, ctx ends or until
+// passes (zero: no limit), sending progress notifications for token (nil:
+// none) on each change of phase and at least every progressEvery.
+func (r *run) follow(ctx context.Context, ss *mcp.ServerSession, token any, until time.Time, done func() bool) {
+	var p pacer
+	var progress float64
+	timer := time.NewTimer(progressEvery)
+	defer timer.Stop()
+	for {
+		changed := r.changes()
+		if done() {
+			return
+		}
+		now := time.Now()
+		wait := progressEvery
+		if token != nil {
+			if key, text := describe(r.view(), now); key != "" && p.due(key, now) {
+				// Progress must grow with each notification.
+				progress = max(progress+0.001, now.Sub(r.arrived).Seconds())
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: plain(r.redact(text)), Progress: progress}) // A gone client is no error of ours.
+			}
+			wait = p.wait(now)
+		}
+		if !until.IsZero() {
+			if wait = min(wait, until.Sub(now)); wait <= 0 {
+				return
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-changed:
+		case <-timer.C:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
-// snapshot returns the view at this instant and takes the pending warning.
-func (c *call) snapshot() (view, *ptyproxy.Status) {
-	running, limit := c.s.gate.counts()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v := view{arrived: c.arrived, queued: c.queued, started: c.started, running: running, limit: limit, status: c.status}
-	v.event, v.eventAt, v.output = c.out.latest()
-	w := c.warning
-	c.warning = nil
-	return v, w
-}
-
-// startReports runs the call's reporter until the returned func is called:
-// progress notifications when the caller asked for them, and a warning
-// before each hang kill. Once the func returns nothing more is sent.
-func (c *call) startReports(ctx context.Context) (stop func()) {
+// startWarner sends a warning to the client before each hang kill, until
+// the returned func is called; once it returns nothing more is sent.
+func (r *run) startWarner() (stop func()) {
 	done := make(chan struct{})
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
-		var p pacer
-		var progress float64
-		timer := time.NewTimer(progressEvery)
-		defer timer.Stop()
 		for {
 			select {
 			case <-done:
 				return
-			case <-c.wake:
-			case <-timer.C:
+			case <-r.wake:
 			}
-			now := time.Now()
-			v, warning := c.snapshot()
-			if warning != nil {
-				c.warn(ctx, *warning, now)
+			r.mu.Lock()
+			w := r.warning
+			r.warning = nil
+			r.mu.Unlock()
+			if w != nil {
+				r.warn(*w, time.Now())
 			}
-			if c.token == nil {
-				continue
-			}
-			if key, text := describe(v, now); key != "" && p.due(key, now) {
-				// Progress must grow with each notification.
-				progress = max(progress+0.001, now.Sub(c.arrived).Seconds())
-				_ = c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Message: text, Progress: progress}) // A gone client is no error of ours.
-			}
-			timer.Reset(p.wait(now))
 		}
 	}()
 	var once sync.Once
@@ -257,25 +277,34 @@ func (c *call) startReports(ctx context.Context) (stop func()) {
 // warning is the data of the notifications/message sent before a hang
 // kill.
 type warning struct {
-	Message   string          `json:"message"`
-	SessionID string          `json:"session_id,omitempty"`
-	LogPath   string          `json:"log_path,omitempty"`
-	Prompt    string          `json:"prompt"` // its start, to tell concurrent calls apart
-	DueInMS   int64           `json:"due_in_ms"`
-	Reason    watchdog.Reason `json:"reason"`
+	Message   string     `json:"message"`
+	RunID     string     `json:"run_id"`
+	SessionID string     `json:"session_id,omitempty"`
+	LogPath   string     `json:"log_path,omitempty"`
+	Prompt    string     `json:"prompt"` // its start, to tell concurrent runs apart
+	DueInMS   int64      `json:"due_in_ms"`
+	Reason    sentReason `json:"reason"`
+}
+
+// warningText says what the warning before a hang kill says.
+func (r *run) warningText(st ptyproxy.Status, now time.Time) string {
+	rs := advance(r.cleanReason(st.Reason).Reason, now.Sub(st.Now))
+	_, doing := activity(rs)
+	return plain(r.redact("agent hang imminent: " + doing + "; " + imminent(rs)))
 }
 
 // warn tells the client a hang kill is near, once per impending hang.
-func (c *call) warn(ctx context.Context, st ptyproxy.Status, now time.Time) {
-	r := advance(st.Reason, now.Sub(st.Now))
-	_, doing := activity(r)
+func (r *run) warn(st ptyproxy.Status, now time.Time) {
+	rs := r.cleanReason(st.Reason)
+	rs.Reason = advance(rs.Reason, now.Sub(st.Now))
 	w := warning{
-		Message:   "agent hang imminent: " + doing + "; " + imminent(r),
-		SessionID: r.SessionID,
-		LogPath:   c.logPath(),
-		Prompt:    oneLine(c.req.Prompt),
-		DueInMS:   max(r.DueIn, 0).Milliseconds(),
-		Reason:    r,
+		Message:   r.warningText(st, now),
+		RunID:     r.id,
+		SessionID: rs.SessionID,
+		LogPath:   r.logPath(),
+		Prompt:    r.clean(r.req.Prompt, 60),
+		DueInMS:   max(rs.DueIn, 0).Milliseconds(),
+		Reason:    rs,
 	}
-	_ = c.session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "cursor-wrap", Data: w}) // A gone client is no error of ours.
+	_ = r.session.Log(r.logCtx, &mcp.LoggingMessageParams{Level: "warning", Logger: "cursor-wrap", Data: r.seal(w)}) // A gone client is no error of ours.
 }

@@ -1,7 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +16,7 @@ import (
 	"cursor-wrap/watchdog"
 )
 
-// Codes of a failed run_agent call, in its structured content.
+// Codes of a failed call or run, in its structured content.
 const (
 	codeIdle     = "EIDLE"     // silent with no tool call running (kind idle)
 	codeTimedOut = "ETIMEDOUT" // tool calls past their deadlines (kind tool), or hard_timeout (kind deadline)
@@ -20,6 +24,8 @@ const (
 	codeCanceled = "ECANCELED" // the caller cancelled, or the server is stopping
 	codeInvalid  = "EINVAL"    // an argument is wrong; nothing was run
 	codeStart    = "ESTART"    // the agent could not be started
+	codeUnknown  = "ENOENT"    // no run has this run_id (any more)
+	codeBusy     = "EBUSY"     // maxLive runs are queued or running already
 )
 
 // Kinds beside the watchdog's idle, tool and deadline.
@@ -28,15 +34,19 @@ const (
 	kindCancelled = "cancelled"
 	kindInvalid   = "invalid"
 	kindStart     = "start"
+	kindUnknown   = "unknown_run"
+	kindBusy      = "busy"
 )
 
 const (
-	fixArgument  = "fix the argument and call run_agent again"
+	fixArgument  = "fix the argument and call the tool again"
 	checkInstall = "check agent_bin in the config file (or --agent-bin), or that the agent CLI is on the server's PATH"
 )
 
-// success is the structured content of an answered call.
+// success is the structured content of an answered run.
 type success struct {
+	RunID       string      `json:"run_id,omitempty"`
+	State       string      `json:"state,omitempty"`
 	SessionID   string      `json:"session_id"`
 	DurationMS  int64       `json:"duration_ms"`
 	ToolCalls   int         `json:"tool_calls"`
@@ -45,16 +55,20 @@ type success struct {
 	IdleTimeout string      `json:"idle_timeout"`
 	HardTimeout string      `json:"hard_timeout"`
 	Clamped     []job.Clamp `json:"clamped,omitempty"`
+	// AnswerBytes is the size of an answer cut to maxAnswer.
+	AnswerBytes int `json:"answer_bytes,omitempty"`
 }
 
-// failure is the structured content of a call that ended without an
-// answer.
+// failure is the structured content of a call or run that ended without
+// an answer, or of arguments refused.
 type failure struct {
-	Code    string           `json:"code"`
-	Kind    string           `json:"kind"`
-	Message string           `json:"message"`
-	Reason  *watchdog.Reason `json:"reason,omitempty"` // the hang_detected record's reason
-	Partial *partial         `json:"partial,omitempty"`
+	RunID   string      `json:"run_id,omitempty"`
+	State   string      `json:"state,omitempty"`
+	Code    string      `json:"code"`
+	Kind    string      `json:"kind"`
+	Message string      `json:"message"`
+	Reason  *sentReason `json:"reason,omitempty"` // the hang_detected record's reason
+	Partial *partial    `json:"partial,omitempty"`
 	// SessionID is what to pass back as resume; "" when the agent never
 	// named its session.
 	SessionID   string      `json:"session_id"`
@@ -63,6 +77,27 @@ type failure struct {
 	DurationMS  int64       `json:"duration_ms,omitempty"`
 	Suggestions []string    `json:"suggestions"`
 	Clamped     []job.Clamp `json:"clamped,omitempty"`
+}
+
+// A sentReason is a watchdog reason as the server sends it: at most
+// maxOpenCalls open calls, their commands cleaned, and open_call_count
+// still counting them all.
+type sentReason struct {
+	watchdog.Reason
+	count int
+}
+
+func (r sentReason) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.Reason)
+	if err != nil || r.count == len(r.OpenCalls) {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["open_call_count"] = json.RawMessage(strconv.Itoa(r.count))
+	return json.Marshal(m)
 }
 
 // partial is what the agent had done when it stopped.
@@ -74,95 +109,165 @@ type partial struct {
 }
 
 func failed(code, kind, msg string, suggestions ...string) *failure {
-	return &failure{Code: code, Kind: kind, Message: msg, Suggestions: suggestions}
+	return &failure{Code: code, Kind: kind, Message: msg, Suggestions: append([]string{}, suggestions...)}
 }
 
-// toolResult is the failure as an error result whose text says the same as
-// the structure, in a few plain sentences.
-func (f *failure) toolResult() *mcp.CallToolResult {
+// refused is the result of a call whose arguments or run_id are refused:
+// nothing ran.
+func refused(code, kind, msg string, suggestions ...string) *mcp.CallToolResult {
+	f := failed(code, kind, msg, suggestions...)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: f}
+}
+
+// final is a run's result, kept once it has ended: what run_agent returns,
+// and wait_agent once the run has ended. Everything in it that came from
+// the agent is redacted.
+type final struct {
+	state      string
+	phase      string // the state in a few words
+	isError    bool
+	content    []mcp.Content
+	structured json.RawMessage // a success or a failure
+}
+
+// toolResult is the result as a tool returns it, with the news since the
+// last wait when there is some to add.
+func (f *final) toolResult(since *news) *mcp.CallToolResult {
+	structured := f.structured
+	if since != nil {
+		structured = withField(structured, "since", since)
+	}
+	return &mcp.CallToolResult{IsError: f.isError, Content: slices.Clone(f.content), StructuredContent: structured}
+}
+
+// failure turns a failure of the run into its final result: the text
+// says the same as the structure, in a few plain sentences.
+func (r *run) failure(f *failure) *final {
+	f.RunID = r.id
+	switch f.Code {
+	case codeCanceled:
+		f.State = stateCancelled
+	case codeIdle, codeTimedOut:
+		f.State = stateHung
+	default:
+		f.State = stateFailed
+	}
 	text := f.Message
 	if f.SessionID != "" {
-		text += fmt.Sprintf(" Session %s can be continued: call run_agent with resume=%q.", f.SessionID, f.SessionID)
+		text += fmt.Sprintf(" Session %s can be continued: call start_agent (or run_agent) with resume=%q.", f.SessionID, f.SessionID)
 	}
 	if f.LogPath != "" {
 		text += " The session log is " + f.LogPath + "."
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: f}
+	phase := f.State
+	if f.State == stateHung && f.Reason != nil {
+		phase = "hung (" + f.Reason.Kind + ")"
+	}
+	return &final{state: f.State, phase: phase, isError: true, content: []mcp.Content{&mcp.TextContent{Text: r.redact(text)}}, structured: r.seal(f)}
 }
 
-// result turns how the agent's run ended into the tool's result.
-func (c *call) result(res job.Result) *mcp.CallToolResult {
+// seal encodes v for the client with the run's secrets masked, as its
+// session log masks them. HTML characters stay as they are, so that a
+// secret holding one is still found.
+func (r *run) seal(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("mcpserver: encoding %T: %v", v, err)) // The types are ours: a bug.
+	}
+	return json.RawMessage(bytes.TrimSpace(r.job.Redact(b.Bytes())))
+}
+
+// withField returns the JSON object obj with one more field.
+func withField(obj json.RawMessage, key string, v any) json.RawMessage {
+	value, err := json.Marshal(v)
+	if err != nil || len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return obj
+	}
+	name, _ := json.Marshal(key)
+	out := slices.Clip(obj[:len(obj)-1])
+	if len(obj) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, name...)
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, '}')
+}
+
+// result turns how the agent's run ended into its final result.
+func (r *run) result(res job.Result) *final {
 	out, logPath := res.Outcome, res.LogPath
-	lines, last := c.out.result()
+	lines, last := r.out.result()
 	status := job.Status(out)
 	took := out.Ended.Sub(out.Started)
 	if (out.Cause == ptyproxy.Exited || out.Cause == ptyproxy.Overdue) && out.Done && status == 0 {
-		return c.answered(out, c.redact(out.Answer), logPath, took)
+		return r.answered(out, logPath, took)
 	}
 	f := &failure{
-		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: c.lim.Clamped,
-		Partial: &partial{StderrTail: c.redact(c.stderr.String()), EventsCount: out.Lines, LastEvents: []string{}},
+		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: r.lim.Clamped,
+		Partial: &partial{StderrTail: r.stderr.String(r.redact), EventsCount: out.Lines, LastEvents: []string{}},
 	}
 	for _, l := range lines {
-		f.Partial.LastEvents = append(f.Partial.LastEvents, c.redact(l))
+		f.Partial.LastEvents = append(f.Partial.LastEvents, cutBytes(r.redact(l), maxEventBytes))
 	}
 	if !last.IsZero() {
 		f.Partial.LastActivityAt = last.Format(time.RFC3339Nano)
 	}
 	switch out.Cause {
 	case ptyproxy.Hung:
-		r := out.Reason
-		f.Kind, f.Reason, f.Code = r.Kind, &r, codeTimedOut
-		if r.Kind == watchdog.KindIdle {
+		rs := r.cleanReason(out.Reason)
+		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeTimedOut
+		if rs.Kind == watchdog.KindIdle {
 			f.Code = codeIdle
 		}
 		verb := "hung"
-		if r.Kind == watchdog.KindDeadline {
+		if rs.Kind == watchdog.KindDeadline {
 			verb = "was stopped"
 		}
-		f.Message = fmt.Sprintf("The agent %s: %s. Its process tree was killed after %s.", verb, r.Describe(), watchdog.Round(took))
+		f.Message = fmt.Sprintf("The agent %s: %s. Its process tree was killed after %s.", verb, rs.Describe(), watchdog.Round(took))
 	case ptyproxy.Cancelled:
 		f.Code, f.Kind = codeCanceled, kindCancelled
-		why := "The call was cancelled"
-		if c.s.base.Err() != nil {
-			why = "The MCP server is stopping"
-		}
-		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", why, watchdog.Round(took))
+		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", r.cancelWhy(), watchdog.Round(took))
 	default:
 		f.Code, f.Kind = codeExit, kindExit
 		f.Message = exitMessage(out, status, f.Partial.StderrTail)
 	}
-	f.Suggestions = c.suggest(f, out.Reason)
-	return f.toolResult()
+	f.Suggestions = r.suggest(f)
+	return r.failure(f)
 }
 
-// answered is the result of a call whose agent gave its answer: the
-// answer as text, then one line for the caller's bookkeeping.
-func (c *call) answered(out ptyproxy.Outcome, answer, logPath string, took time.Duration) *mcp.CallToolResult {
+// maxAnswer bounds the answer a result holds (and the server keeps, for
+// wait_agent): far more than a client passes on to its model.
+const maxAnswer = 256 << 10
+
+// answered is the result of a run whose agent gave its answer: the answer
+// as text, then one line for the caller's bookkeeping.
+func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration) *final {
 	s := &success{
+		RunID: r.id, State: stateFinished,
 		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: job.Status(out),
-		LogPath: logPath, IdleTimeout: c.lim.Idle.String(), HardTimeout: c.lim.Hard.String(), Clamped: c.lim.Clamped,
+		LogPath: logPath, IdleTimeout: r.lim.Idle.String(), HardTimeout: r.lim.Hard.String(), Clamped: r.lim.Clamped,
 	}
+	answer := r.redact(out.Answer)
 	if strings.TrimSpace(answer) == "" {
 		answer = "(the agent finished without a final message)"
+	}
+	if len(answer) > maxAnswer {
+		s.AnswerBytes = len(answer)
+		answer = cutBytes(answer, maxAnswer) + fmt.Sprintf("\n[cursor-wrap: the answer was %d bytes; this is its first %d; the session log has the agent's events]", len(answer), maxAnswer)
 	}
 	calls := fmt.Sprintf("%d tool calls", out.ToolCalls)
 	if out.ToolCalls == 1 {
 		calls = "1 tool call"
 	}
 	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; log %s", orNone(out.SessionID), watchdog.Round(took), calls, logPath)
-	for _, cl := range c.lim.Clamped {
+	for _, cl := range r.lim.Clamped {
 		note += fmt.Sprintf("; %s %s was clamped to %s (%s)", cl.Name, cl.Requested, cl.Applied, cl.Bound)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: note}}, StructuredContent: s}
-}
-
-// cancelledEarly is the result of a call cancelled before its agent
-// started.
-func (c *call) cancelledEarly() *mcp.CallToolResult {
-	f := failed(codeCanceled, kindCancelled, "The call was cancelled before its agent started.")
-	f.Clamped = c.lim.Clamped
-	return f.toolResult()
+	content := []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: r.redact(note)}}
+	return &final{state: stateFinished, phase: stateFinished, content: content, structured: r.seal(s)}
 }
 
 func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {
@@ -176,34 +281,31 @@ func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {
 		s = fmt.Sprintf("The agent exited with status %d without giving a result.", out.ExitCode)
 	}
 	if l := lastLine(stderr); l != "" {
-		if len(l) > 200 {
-			l = l[:197] + "..."
-		}
-		s += fmt.Sprintf(" Its last line on stderr: %q.", l)
+		s += fmt.Sprintf(" Its last line on stderr: %q.", cut(plain(l), 200))
 	}
 	return s
 }
 
 // suggest says what the caller can do next.
-func (c *call) suggest(f *failure, r watchdog.Reason) []string {
-	cfg := c.s.config()
+func (r *run) suggest(f *failure) []string {
+	cfg := r.s.config()
 	out := []string{}
 	if f.SessionID != "" {
-		out = append(out, fmt.Sprintf("call run_agent with resume=%q and a prompt such as %q to continue where the agent stopped", f.SessionID, "continue"))
+		out = append(out, fmt.Sprintf("call start_agent (or run_agent) with resume=%q and a prompt such as %q to continue where the agent stopped", f.SessionID, "continue"))
 	}
 	switch f.Kind {
 	case watchdog.KindIdle:
 		out = append(out, fmt.Sprintf("if the agent was working without output (a long reply is written in silence), call again with a longer idle_timeout (this call had %s; at most %s)",
-			c.lim.Idle, cfg.MCP.MaxIdleTimeout))
+			r.lim.Idle, cfg.MCP.MaxIdleTimeout))
 	case watchdog.KindTool:
-		if len(r.OpenCalls) > 0 {
-			oc := r.OpenCalls[0]
+		if f.Reason != nil && len(f.Reason.OpenCalls) > 0 {
+			oc := f.Reason.OpenCalls[0]
 			out = append(out, fmt.Sprintf("%s %q ran past its deadline of %s: if it needs longer, ask the agent to give it a longer timeout, or raise tool_grace or [tool_timeouts] %s in the config",
 				oc.Kind, oc.Command, watchdog.Round(oc.Budget), oc.Kind))
 		}
 	case watchdog.KindDeadline:
 		out = append(out, fmt.Sprintf("the run reached hard_timeout %s: call again with a longer hard_timeout (at most %s), or split the task",
-			c.lim.Hard, cfg.MCP.MaxHardTimeout))
+			r.lim.Hard, cfg.MCP.MaxHardTimeout))
 	case kindExit:
 		out = append(out, "partial.stderr_tail usually says why the agent stopped (not logged in, an unknown model, a network error)")
 	}

@@ -4,22 +4,28 @@
 // gets progress, before a hang kill a warning, and after one a structured
 // error that says what the agent was doing and which session to resume.
 //
-// Each run_agent call is one attempt assembled by package job, as the
-// wrapper command's are (same watchdog, same session log), with its own
-// log file. The
-// agent's output goes to the log and the tool result, never to the
-// server's stdout: that carries the transport's frames only.
+// An agent run outlives a client's tool-call limit (60 s in most) as a
+// background run: start_agent starts it, wait_agent long-polls it,
+// cancel_agent stops it. run_agent is the same run waited for in one call.
+// Every run is one attempt assembled by package job, as the wrapper
+// command's are (same watchdog, same session log), and belongs to the
+// server: when the client goes or the server stops, every run's tree is
+// killed. The agent's output goes to the log and the results, redacted as
+// the log is, never to the server's stdout: that carries the transport's
+// frames only.
 package mcpserver
 
 import (
 	"context"
-	"cursor-wrap/ptyproxy/job"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cursor-wrap/ptyproxy/job"
 )
 
 // Options configure a Server.
@@ -29,8 +35,8 @@ type Options struct {
 	// Wrapper is the cursor-wrap binary, never taken for the agent; ""
 	// for the one installed beside this executable.
 	Wrapper string
-	// Resolve builds a call's command; nil for job.Resolve. It is called
-	// once per call, concurrently with other calls.
+	// Resolve builds a run's command; nil for job.Resolve. It is called
+	// once per run, concurrently with other runs.
 	Resolve func(job.Config, job.Request) (job.Command, error)
 	// Console receives the server's diagnostics; nil for none.
 	Console slog.Handler
@@ -43,18 +49,27 @@ type Server struct {
 	mcp     *mcp.Server
 	gate    *gate
 	console *slog.Logger
+	reg     *registry
 
-	// base is cancelled when the server stops: every call's context ends
-	// with it, so every agent tree is killed before Serve returns.
+	// base is cancelled when the server stops: every run's context ends
+	// with it, and runs counts them until their trees are gone.
 	base    context.Context
 	stopAll context.CancelFunc
+	runs    sync.WaitGroup
 
-	seq   atomic.Int64
-	mu    sync.Mutex
-	calls map[*call]bool // running agents, for agent_sessions
+	seq atomic.Int64
 }
 
-// New returns a server with the run_agent and agent_sessions tools.
+// Tool names.
+const (
+	toolRunAgent    = "run_agent"
+	toolStartAgent  = "start_agent"
+	toolWaitAgent   = "wait_agent"
+	toolCancelAgent = "cancel_agent"
+	toolSessions    = "agent_sessions"
+)
+
+// New returns a server with its tools.
 func New(o Options) *Server {
 	if o.Resolve == nil {
 		o.Resolve = job.Resolve
@@ -65,26 +80,36 @@ func New(o Options) *Server {
 	if o.Console == nil {
 		o.Console = slog.DiscardHandler
 	}
-	s := &Server{opts: o, gate: newGate(o.Live.Config().MCP.MaxConcurrent), calls: map[*call]bool{}, console: slog.New(o.Console)}
+	s := &Server{opts: o, gate: newGate(o.Live.Config().MCP.MaxConcurrent), reg: newRegistry(), console: slog.New(o.Console)}
 	o.Live.OnChange(func(cfg job.Config) { s.gate.setLimit(cfg.MCP.MaxConcurrent) })
 	s.base, s.stopAll = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cursor-wrap", Title: "cursor-wrap: watched coding agents", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "run_agent", Description: runAgentDoc}, s.runAgent)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "agent_sessions", Description: sessionsDoc,
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: toolStartAgent, Description: startAgentDoc}, s.startAgent)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: toolWaitAgent, Description: waitAgentDoc,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.waitAgent)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: toolCancelAgent, Description: cancelAgentDoc}, s.cancelAgent)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: toolRunAgent, Description: runAgentDoc}, s.runAgent)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: toolSessions, Description: sessionsDoc,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.agentSessions)
 	return s
 }
 
-const instructions = `run_agent delegates a task to a headless coding agent that is watched for hangs: ` +
+const instructions = `These tools delegate a task to a headless coding agent that is watched for hangs: ` +
 	`a stalled agent is killed and reported as an error with a session_id you can pass back as resume, ` +
-	`so a call never waits on a hang. agent_sessions lists recent sessions.`
+	`so you never wait on a hang. A coding task usually takes minutes, and most clients cancel a tool call after ` +
+	`about 60 seconds, so start it with start_agent and call wait_agent with its run_id until the run ends ` +
+	`(each wait returns within 50 seconds with what the agent is doing). Use run_agent only for a task sure to ` +
+	`finish in well under a minute. cancel_agent stops a run; agent_sessions lists runs and recent sessions.`
 
-// Serve serves the client on t until it disconnects or ctx is done, then
-// kills every agent still running and returns once all of them are gone.
-// A Server serves one client, once.
-func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+// Serve serves the client on in and out until it disconnects or ctx is
+// done, then kills every agent still running and returns once all of them
+// are gone. A Server serves one client, once.
+func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	defer s.runs.Wait()
 	defer s.stopAll()
+	w := &frameWriter{w: out}
+	t := &mcp.IOTransport{Reader: newFrameReader(in, w, s.console), Writer: w}
 	// Warnings reach clients that never set a log level: a warning before
 	// a hang kill is the point. logging/setLevel still changes it; from
 	// protocol 2026-07-28 on, each request carries its own level instead.
@@ -97,7 +122,7 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	select {
 	case err = <-ended:
 		// The SDK cancels calls in flight when the client goes; Wait returns
-		// once their handlers have, so their trees are gone.
+		// once their handlers have. Background runs end below.
 	case <-ctx.Done():
 		s.stopAll()
 		_ = ss.Close() // Waits for the calls, answered as cancelled.
@@ -114,12 +139,12 @@ func (s *Server) config() job.Config { return s.opts.Live.Config() }
 
 // running reports the log paths of the agents running now.
 func (s *Server) running() map[string]bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	paths := map[string]bool{}
-	for c := range s.calls {
-		if p := c.logPath(); p != "" {
-			paths[p] = true
+	for _, r := range s.reg.list() {
+		if r.ended() == nil {
+			if p := r.logPath(); p != "" {
+				paths[p] = true
+			}
 		}
 	}
 	return paths

@@ -36,6 +36,11 @@ func TestLaunchFor(t *testing.T) {
 		{"zero", runInput{Prompt: "x", HardTimeout: "0s"}, 0, 0, nil, `hard_timeout "0s"`},
 		{"no prompt", runInput{Prompt: "\n"}, 0, 0, nil, "prompt is required"},
 		{"flag-like model", runInput{Prompt: "x", Model: "--yolo"}, 0, 0, nil, `model "--yolo"`},
+		{"two-word model", runInput{Prompt: "x", Model: "gpt-5 --force"}, 0, 0, nil, `model "gpt-5 --force"`},
+		{"flag-like resume", runInput{Prompt: "x", Resume: "--resume=X"}, 0, 0, nil, `resume "--resume=X"`},
+		{"resume with a newline", runInput{Prompt: "x", Resume: "s-1\n--force"}, 0, 0, nil, `resume "s-1\n--force"`},
+		{"unknown agent", runInput{Prompt: "x", Agent: "-p"}, 0, 0, nil, `unknown agent "-p"`},
+		{"NUL in the prompt", runInput{Prompt: "a\x00b"}, 0, 0, nil, "NUL"},
 		{"missing workspace", runInput{Prompt: "x", Workspace: filepath.Join(dir, "nope")}, 0, 0, nil, "workspace"},
 	} {
 		l, lim, err := launchFor(tc.in, cfg)
@@ -51,6 +56,11 @@ func TestLaunchFor(t *testing.T) {
 		}
 		if err != nil || lim.Idle != tc.idle || lim.Hard != tc.hard || !slices.Equal(bounds, tc.clamped) || l.Prompt != "x" {
 			t.Errorf("%s: %+v, %+v, %v", tc.name, l, lim, err)
+		}
+	}
+	for _, name := range []string{"anthropic/claude-sonnet-4.5", "ses_01JABCDEF", "0f8fad5b-d9cb-469f-a165-70867728950e", "gpt-5.1-codex:high"} {
+		if _, _, err := launchFor(runInput{Prompt: "x", Model: name, Resume: name}, cfg); err != nil {
+			t.Errorf("%s refused: %v", name, err)
 		}
 	}
 	rel, _ := filepath.Rel(mustWd(t), dir)
@@ -157,18 +167,70 @@ func TestCapture(t *testing.T) {
 
 func TestTail(t *testing.T) {
 	t.Parallel()
-	tl := &tail{max: 16}
+	tl := newTail(16)
 	_, _ = tl.Write([]byte("first line\nsecond\n"))
-	if got := tl.String(); got != "second\n" {
+	if got := tl.String(same); got != "second\n" {
 		t.Errorf("tail %q: the cut first line should go", got)
 	}
 	_, _ = tl.Write([]byte(strings.Repeat("é", 20)))
-	if got := tl.String(); !strings.HasSuffix(got, "éé") || len(got) > 16 || !strings.HasPrefix(got, "\uFFFD") && !strings.HasPrefix(got, "é") {
+	if got := tl.String(same); !strings.HasSuffix(got, "éé") || len(got) > 16 || !strings.HasPrefix(got, "\uFFFD") && !strings.HasPrefix(got, "é") {
 		t.Errorf("tail %q", got)
 	}
-	short := &tail{max: 16}
+	short := newTail(16)
 	_, _ = short.Write([]byte("a\nb"))
-	if got := short.String(); got != "a\nb" {
+	if got := short.String(same); got != "a\nb" {
 		t.Errorf("uncut tail %q", got)
+	}
+}
+
+// same is a redaction that masks nothing.
+func same(s string) string { return s }
+
+// TestJournal: a run remembers its last maxNews notes whatever the agent
+// does, and says how many it forgot.
+func TestJournal(t *testing.T) {
+	t.Parallel()
+	var j journal
+	now := time.Now()
+	for i := range 250 {
+		j.started(toolNote{CallID: strconv.Itoa(i), Kind: "shellToolCall", Command: "cmd " + strconv.Itoa(i)}, now)
+	}
+	if len(j.open) != maxNews {
+		t.Errorf("%d open calls remembered", len(j.open))
+	}
+	j.ended("249", now) // Started past the bound: its command is not known.
+	j.ended("0", now)
+	n := j.take()
+	if len(n.ToolCalls) != maxNews || n.Omitted != 252-maxNews || n.ToolCalls[maxNews-1] != (toolNote{Event: "ended", CallID: "0", Kind: "shellToolCall", Command: "cmd 0", At: n.ToolCalls[maxNews-1].At}) {
+		t.Errorf("%d notes, %d omitted, last %+v", len(n.ToolCalls), n.Omitted, n.ToolCalls[len(n.ToolCalls)-1])
+	}
+	if got := n.ToolCalls[maxNews-2]; got.Command != "" || got.CallID != "249" {
+		t.Errorf("end of an unknown call: %+v", got)
+	}
+	if j.warned() {
+		t.Error("warned with no warning")
+	}
+	j.add(note{warning: "agent hang imminent"})
+	if !j.warned() {
+		t.Error("a warning not reported")
+	}
+	if n := j.take(); len(n.ToolCalls) != 0 || !slices.Equal(n.Warnings, []string{"agent hang imminent"}) || n.Omitted != 0 || j.warned() {
+		t.Errorf("second take %+v", n)
+	}
+	if s := (news{ToolCalls: []toolNote{{Event: "started", Kind: "shellToolCall", Command: "npm test"}}, Warnings: []string{"w"}}).String(); s != `started shellToolCall "npm test"; WARNING: w` {
+		t.Errorf("news text %q", s)
+	}
+}
+
+func TestPlainAndCut(t *testing.T) {
+	t.Parallel()
+	if got := oneLine(plain("a\x1b]0;title\x07b\r\nc\u202ed\xff")); got != "a ]0;title b c d\uFFFD" {
+		t.Errorf("plain %q", got)
+	}
+	if got := cut("héllo wörld", 8); got != "héllo..." {
+		t.Errorf("cut %q", got)
+	}
+	if got := cutBytes("aé", 2); got != "a" {
+		t.Errorf("cutBytes %q", got)
 	}
 }

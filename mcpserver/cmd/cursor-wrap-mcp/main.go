@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/mcpserver"
@@ -47,7 +46,7 @@ func run(args []string) int {
 	}
 	const usageLine = "usage: cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]"
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Println(usageLine + "\n\nServes run_agent and agent_sessions to an MCP client on stdin and stdout.")
+		fmt.Println(usageLine + "\n\nServes start_agent, wait_agent, cancel_agent, run_agent and agent_sessions to an MCP client on stdin and stdout.")
 		fs.SetOutput(os.Stdout)
 		fs.PrintDefaults()
 		return 0
@@ -92,7 +91,7 @@ func run(args []string) int {
 	}()
 	live.Watch(ctx, diag)
 	diag.Info("mcp: serving on stdio", "config", live.Path(), "log_dir", live.Config().LogDir)
-	err = srv.Serve(ctx, &mcp.IOTransport{Reader: os.Stdin, Writer: out})
+	err = srv.Serve(ctx, os.Stdin, out)
 	if sig, ok := got.Load().(syscall.Signal); ok {
 		return job.ExitSignalBase + int(sig)
 	}
