@@ -281,3 +281,31 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryAgentsAnswer: run_agent returns the final answer of every
+// agent, wherever its stream puts it (Codex, Gemini CLI and OpenCode put it
+// on events before the terminal one). Each agent is its real capture,
+// replayed by the fake agent behind the agent's own command name.
+func TestEveryAgentsAnswer(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for agent, capture := range map[string]string{"codex": "codex-A.jsonl", "gemini": "gemini-A.jsonl", "opencode": "opencode-A.jsonl", "claude": "claude-A.jsonl"} {
+		t.Run(agent, func(t *testing.T) {
+			t.Parallel()
+			path, _ := filepath.Abs(filepath.Join("..", "stream", "testdata", "agents", capture))
+			bin := filepath.Join(t.TempDir(), agent)
+			script := fmt.Sprintf("#!/bin/sh\nFAKEAGENT_STEPS='%s' GORACE=atexit_sleep_ms=0 exec '%s' %s \"$@\"\n", steps("replay", path, "1000000"), self, fakeagent.Subcommand)
+			if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h := newHarnessResolve(t, legacyProtocol, func(c *job.Config) { c.Agent, c.AgentBin = agent, bin }, job.Resolve)
+			res := h.run("", map[string]any{"prompt": "say hello"}, &success{})
+			if res.IsError || text(res, 0) != "Hello from the mock model." {
+				t.Errorf("%s answered %q", agent, text(res, 0))
+			}
+		})
+	}
+}

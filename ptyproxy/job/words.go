@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/stream"
 )
 
 // Summary is the line that says how a run ended, for the console.
@@ -16,6 +17,9 @@ func Summary(r Result) string {
 	if len(out.SilenceOpen) > 0 {
 		c := out.SilenceOpen[0]
 		s += fmt.Sprintf(" (during %s %q)", c.Kind, c.Command)
+	}
+	if out.Answer != "" {
+		s += fmt.Sprintf("; answer %q", stream.FirstLine(out.Answer, 60))
 	}
 	if n := len(out.Leftovers); n > 0 {
 		verb := "stopped"

@@ -33,6 +33,11 @@ type Timeline struct {
 	Kills   []Entry    `json:"kills,omitempty"`
 	Exit    *Ended     `json:"exit,omitempty"`
 	Stopped *StoppedAt `json:"stopped_at,omitempty"`
+	// Answer is the agent's final answer, as its events gave it.
+	Answer string `json:"answer,omitempty"`
+
+	parse func(stream.Line) stream.Event // the agent's, from the command record
+	reply stream.Reply
 }
 
 // An Entry is one row of the timeline: an event (or a run of events of one
@@ -124,6 +129,9 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			switch r := rec.(type) {
 			case *Command:
 				t.Argv, t.Agent = r.Argv, r.Agent
+				if p, err := stream.ProfileNamed(r.Agent); err == nil {
+					t.parse = p.Parse
+				}
 			case *Start:
 				t.Start = h.Time
 			case *EventLine:
@@ -235,7 +243,13 @@ func targets(pids []int) string {
 // involve no tool call fold into one entry, unless a long gap splits them.
 func (t *Timeline) event(at, g, gapMark Millis, rec *EventLine, open map[string]int) {
 	raw := rec.Text()
-	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
+	parse := t.parse
+	if parse == nil {
+		parse = stream.Parse
+	}
+	ev := parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
+	t.reply.Add(ev)
+	t.Answer = t.reply.String()
 	what := ev.Label()
 	if ev.Type == "system" && ev.Subtype == "init" {
 		var init struct{ Model, Cwd string }
@@ -367,6 +381,9 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 			p("; wrapper status %d (%s)", *e.Status, e.Cause)
 		}
 		p("; %d lines, %d tool calls, %d stderr lines\n", e.Lines, e.ToolCalls, e.StderrLine)
+	}
+	if t.Answer != "" {
+		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
 	}
 	if s := t.Stopped; s != nil {
 		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
