@@ -58,6 +58,8 @@ type reader struct {
 
 	cur   *batch
 	split *stream.Splitter
+
+	readerOS
 }
 
 func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Event) *reader {
@@ -102,7 +104,7 @@ func (r *reader) run() {
 			r.batches <- r.cur
 			if r.draining.Load() {
 				// Keep draining while bytes come; stop once none did for a while.
-				_ = r.master.SetReadDeadline(time.Now().Add(drainQuiet))
+				r.setDeadline(time.Now().Add(drainQuiet))
 			}
 		}
 		if err == nil {
@@ -123,39 +125,6 @@ func (r *reader) run() {
 		r.done <- err
 		return
 	}
-}
-
-// read reads what the master holds, read after read, until it has nothing
-// more right now or buf is full, waiting only while nothing came. A PTY
-// hands out at most 4 KiB a read: taken one by one, each read would cost a
-// stdout write, a batch and a wake-up of the session loop. Waiting for
-// nothing extra, coalescing adds no latency.
-func (r *reader) read(buf []byte) (int, error) {
-	n := 0
-	var rerr error
-	err := r.raw.Read(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, e := syscall.Read(int(fd), buf[n:])
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return n > 0 // false: wait until the master is readable
-			case e != nil:
-				rerr = e
-				return true
-			case m == 0:
-				rerr = io.EOF
-				return true
-			}
-			n += m
-		}
-		return true
-	})
-	if rerr != nil {
-		return n, rerr
-	}
-	return n, err
 }
 
 // forward writes p to stdout. Once stdout fails (a reader that went away)
@@ -182,7 +151,7 @@ const drainQuiet = 100 * time.Millisecond
 // drainQuiet, even if a descendant of the agent still holds the PTY.
 func (r *reader) drain() {
 	r.draining.Store(true)
-	_ = r.master.SetReadDeadline(time.Now().Add(drainQuiet))
+	r.setDeadline(time.Now().Add(drainQuiet))
 }
 
 // writeBlocked reports whether a stdout write has been under way since

@@ -48,7 +48,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		o:      o,
 		p:      p,
 		r:      newReader(p.master, o.Stdout, o.Parse),
-		tree:   &tree{agent: p.pid, marker: marker, claimAll: o.ClaimAllOrphans},
+		tree:   newTree(p.pid, marker, o.ClaimAllOrphans),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		timer:  time.NewTimer(time.Hour),
 		stderr: make(chan []byte, 64),
@@ -183,6 +183,7 @@ func (s *session) onBatch(b *batch) {
 	s.last = b.at
 	// Bytes of a line still arriving prove the stream alive too.
 	s.wd.Output(b.at)
+	s.tree.observe(b.at)
 	for _, l := range b.lines {
 		s.out.Lines++
 		text := b.text(l)
@@ -295,6 +296,7 @@ func (s *session) onTimer(now time.Time) {
 	if s.phase != Running || s.exited {
 		return
 	}
+	s.tree.observe(now)
 	if s.probe && s.wd.WantsActivity(now) {
 		s.wd.ObserveActivity(s.tree.activity(), now)
 	}
@@ -374,8 +376,7 @@ func (s *session) takeBatches() {
 
 // agentExiting reports whether the agent has exited but is not reaped yet.
 func (s *session) agentExiting() bool {
-	info, ok := readStat(s.p.pid)
-	return !ok || info.state == 'Z' || info.state == 'X'
+	return exited(s.p.pid)
 }
 
 // onReload applies new thresholds to the running attempt: deadlines are

@@ -26,8 +26,8 @@ var DefaultWinSize = WinSize{Rows: 24, Cols: 80}
 // channel its exit status arrives on.
 type proc struct {
 	pid    int
-	master *os.File // nonblocking; never call Fd or pty.Setsize on it
-	slave  *os.File // the parent's copy, held until the agent is reaped
+	master *os.File // see prepareMaster; never call pty.Setsize on it
+	slave  *os.File // the parent's copy, held at least until the agent is reaped (closeSlave)
 	stderr *os.File
 	exited chan exitStatus
 }
@@ -59,11 +59,8 @@ func start(o *Options, env []string) (*proc, error) {
 			p.closeAll()
 		}
 	}()
-	// creack/pty hands back a blocking master (its ioctls call Fd). Made
-	// nonblocking, reads go through the poller, so deadlines and Close
-	// work. This is the last time Fd is called on it.
-	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
-		return nil, fmt.Errorf("ptyproxy: nonblocking master: %w", err)
+	if err := prepareMaster(master); err != nil {
+		return nil, err
 	}
 	// Raw before the agent starts, so not even its first byte is cooked
 	// (ONLCR would turn "\n" into "\r\n").
@@ -99,22 +96,19 @@ func start(o *Options, env []string) (*proc, error) {
 		Stdin:  stdinR,
 		Stdout: slave,
 		Stderr: stderrW,
-		SysProcAttr: &syscall.SysProcAttr{
+		SysProcAttr: withDeathSignal(&syscall.SysProcAttr{
 			// Setsid makes the agent a group leader, so the whole group can
 			// be signalled; adding Setpgid would fail with EPERM. Ctty is
 			// the child's fd of the tty (stdout), since stdin is a pipe.
 			Setsid:  true,
 			Setctty: true,
 			Ctty:    1,
-			// A SIGKILLed wrapper takes the agent with it; the PTY hangup
-			// alone spares an agent that handles SIGHUP.
-			Pdeathsig: syscall.SIGKILL,
-		},
+		}),
 	}
 	started := make(chan error, 1)
 	go func() {
-		// Pdeathsig fires when the thread that forked exits, so fork and
-		// wait from one locked thread.
+		// Linux's Pdeathsig fires when the thread that forked exits, so
+		// fork and wait from one locked thread.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		startMu.Lock()
@@ -149,12 +143,12 @@ func makeRaw(fd int) error {
 	if _, err := term.MakeRaw(fd); err != nil {
 		return err
 	}
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	t, err := unix.IoctlGetTermios(fd, getTermios)
 	if err != nil {
 		return err
 	}
 	t.Oflag &^= unix.ONLCR
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+	return unix.IoctlSetTermios(fd, setTermios, t)
 }
 
 // feedStdin copies the agent's input and closes its stdin at the end. A
@@ -218,9 +212,8 @@ func (p *proc) resize(size WinSize) error {
 	return ioErr
 }
 
-// closeSlave drops the parent's slave copy once the agent is reaped, so
-// the master reads EIO as soon as no descendant holds the PTY either.
-func (p *proc) closeSlave() {
+// dropSlave closes the parent's slave copy.
+func (p *proc) dropSlave() {
 	if p.slave != nil {
 		p.slave.Close()
 		p.slave = nil
@@ -228,7 +221,7 @@ func (p *proc) closeSlave() {
 }
 
 func (p *proc) closeAll() {
-	p.closeSlave()
+	p.dropSlave()
 	p.master.Close()
 	if p.stderr != nil {
 		p.stderr.Close()

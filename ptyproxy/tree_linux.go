@@ -112,6 +112,22 @@ type tree struct {
 	claimAll bool
 }
 
+// newTree follows the attempt whose agent is pid.
+func newTree(pid int, marker string, claimAll bool) *tree {
+	return &tree{agent: pid, marker: marker, claimAll: claimAll}
+}
+
+// observe lets a tree remember processes while output flows, where
+// orphans are lost from sight (macOS); here they reparent to the wrapper,
+// so every snapshot finds them without memory.
+func (t *tree) observe(time.Time) {}
+
+// exited reports whether pid has exited: a zombie not reaped yet, or gone.
+func exited(pid int) bool {
+	info, ok := readStat(pid)
+	return !ok || info.state == 'Z' || info.state == 'X'
+}
+
 // snapshot returns the attempt's live processes, the agent first if alive.
 // Zombies are skipped: they hold nothing and cannot be signalled.
 func (t *tree) snapshot() []procInfo {

@@ -1,0 +1,34 @@
+package ptyproxy
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// prepareMaster makes the master nonblocking. creack/pty hands it back
+// blocking (its ioctls call Fd). Made nonblocking, reads go through the
+// poller, so deadlines and Close work. This is the last time Fd is called
+// on it.
+func prepareMaster(master *os.File) error {
+	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
+		return fmt.Errorf("ptyproxy: nonblocking master: %w", err)
+	}
+	return nil
+}
+
+// withDeathSignal makes a SIGKILLed wrapper take the agent with it; the
+// PTY hangup alone spares an agent that handles SIGHUP.
+func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+	a.Pdeathsig = syscall.SIGKILL
+	return a
+}
+
+// The ioctls that read and set a terminal's attributes.
+const getTermios, setTermios = unix.TCGETS, unix.TCSETS
+
+// closeSlave drops the parent's slave copy once the agent is reaped, so
+// the master reads EIO as soon as no descendant holds the PTY either.
+func (p *proc) closeSlave() { p.dropSlave() }
