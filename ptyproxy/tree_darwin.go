@@ -136,12 +136,14 @@ const psTimeout = time.Second
 //
 // # macOS
 //
-// Without cgo there is no proc_pid_rusage: CPU time comes from ps (about
-// a millisecond of work for ps, plus a fork and exec, per sample; samples
-// are taken only near the idle deadline). ps gives each process's own
-// time, so the CPU of a process that exits between two samples is lost
-// since its last sample. Bytes read are not to be had at all: ReadBytes
-// stays 0, and the read floor counts on Linux only.
+// Without cgo there is no proc_pid_rusage (x/sys/unix does not wrap
+// libproc), and kinfo_proc's tick counts are not kept up: CPU time comes
+// from one ps call per sample, bounded by psTimeout. Samples are taken
+// only while a silence is being judged: about one per activity window
+// (2 s). ps gives each process's own time, so the CPU a process used
+// after its last sample is lost if it exits before the next (CPUTotal
+// keeps the total from going back). Bytes read are not to be had at all:
+// ReadBytes stays 0, and the read floor counts on Linux only.
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
 	procs := t.snapshot()
