@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readerOS is what reading a blocking master needs on macOS (see
-// prepareMaster): the deadline, kept here since SetReadDeadline does
-// nothing to it, and a pipe whose read end wakes the wait when the
+// readerOS is what reading the master needs on macOS (see prepareMaster):
+// the deadline, kept here since SetReadDeadline does nothing to a file
+// outside Go's poller, and a pipe whose read end wakes the wait when the
 // deadline changes.
 type readerOS struct {
 	deadline atomic.Int64 // Unix ns, 0 for none
@@ -22,10 +22,9 @@ type readerOS struct {
 	wakeW    atomic.Pointer[os.File]
 }
 
-// read waits with select(2) until the master has bytes or the deadline
-// passes, then reads what it holds, read after read, while select says
-// more is there right now and buf has room. A read is made only when
-// select said it would not block.
+// read reads what the master holds, read after read, until it has nothing
+// more right now or buf is full, waiting with select(2) only while nothing
+// came (see reader_linux.go for why reads are coalesced).
 func (r *reader) read(buf []byte) (n int, err error) {
 	if r.wakeR == nil {
 		if err := r.openWake(); err != nil {
@@ -39,15 +38,26 @@ func (r *reader) read(buf []byte) (n int, err error) {
 	}()
 	var rerr error
 	cerr := r.raw.Control(func(fd uintptr) {
+		woke := false // select said the master was readable
 		for n < len(buf) {
-			ready, err := r.wait(int(fd), n > 0)
-			if err != nil || !ready {
-				rerr = err
-				return
-			}
 			m, err := syscall.Read(int(fd), buf[n:])
 			switch {
 			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				if n > 0 {
+					return
+				}
+				if woke {
+					// Readable, yet nothing to read (poll(2) does that
+					// with FreeBSD ptys, arcan#97): do not spin on it.
+					time.Sleep(time.Millisecond)
+				}
+				if err := r.wait(int(fd)); err != nil {
+					rerr = err
+					return
+				}
+				woke = true
 				continue
 			case err != nil:
 				rerr = err
@@ -57,6 +67,7 @@ func (r *reader) read(buf []byte) (n int, err error) {
 				return
 			}
 			n += m
+			woke = false
 		}
 	})
 	if rerr != nil {
@@ -65,18 +76,15 @@ func (r *reader) read(buf []byte) (n int, err error) {
 	return n, cerr
 }
 
-// wait reports whether the master has bytes to read: at once if poll,
-// else once it has, or os.ErrDeadlineExceeded when the deadline passes
-// first.
-func (r *reader) wait(master int, poll bool) (bool, error) {
+// wait returns once the master is readable, or os.ErrDeadlineExceeded
+// when the deadline passes first.
+func (r *reader) wait(master int) error {
 	for {
 		var tv *unix.Timeval
-		if poll {
-			tv = &unix.Timeval{}
-		} else if d := r.deadline.Load(); d != 0 {
+		if d := r.deadline.Load(); d != 0 {
 			left := time.Until(time.Unix(0, d))
 			if left <= 0 {
-				return false, os.ErrDeadlineExceeded
+				return os.ErrDeadlineExceeded
 			}
 			t := unix.NsecToTimeval(left.Nanoseconds())
 			tv = &t
@@ -88,17 +96,14 @@ func (r *reader) wait(master int, poll bool) (bool, error) {
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			return false, err
+			return err
 		}
 		if set.IsSet(r.wakeFD) {
 			var b [64]byte
 			_, _ = unix.Read(r.wakeFD, b[:]) // Emptied; the deadline is read again above.
 		}
 		if set.IsSet(master) {
-			return true, nil
-		}
-		if poll {
-			return false, nil
+			return nil
 		}
 	}
 }

@@ -8,14 +8,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// prepareMaster keeps the master as creack/pty opens it on macOS:
-// blocking and outside Go's poller, on purpose (a nonblocking master spins
-// there: creack/pty#174, golang/go#22099). So deadlines and Close do
-// nothing to a read on it; the reader waits with select(2) instead (see
-// reader_darwin.go), which takes descriptors below FD_SETSIZE only.
+// prepareMaster makes the master nonblocking at the descriptor, outside
+// Go's poller. creack/pty opens it on macOS as a blocking file that Go
+// does not poll, on purpose: Go's poller uses kqueue there, which does
+// not work with a pty master, and reads spin (golang/go#22099, creack/pty
+// #52 and #174; tmux's osdep-darwin.c: on macOS kqueue and poll work on
+// sockets only). So deadlines and Close do nothing to it. The reader reads
+// it with raw read(2) calls until EAGAIN and waits with select(2), as tmux
+// does with its nonblocking pty masters on macOS; a read therefore never
+// blocks, and the drain's deadline always ends it. select takes
+// descriptors below FD_SETSIZE only.
 func prepareMaster(master *os.File) error {
-	if fd := master.Fd(); fd >= unix.FD_SETSIZE {
+	fd := master.Fd() // Not polled by Go: this changes nothing else.
+	if fd >= unix.FD_SETSIZE {
 		return fmt.Errorf("ptyproxy: pty master is descriptor %d, past select's limit of %d: too many files open", fd, unix.FD_SETSIZE)
+	}
+	if err := unix.SetNonblock(int(fd), true); err != nil {
+		return fmt.Errorf("ptyproxy: nonblocking master: %w", err)
 	}
 	return nil
 }
