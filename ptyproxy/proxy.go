@@ -12,7 +12,8 @@
 // On macOS it follows the tree through snapshots of the process table
 // (sysctl kern.proc.all; each pid's start time is checked right before a
 // signal), remembers descendants whose parent died, reads CPU time through
-// ps and no bytes read, and waits on the blocking master with select(2).
+// ps and no bytes read, and reads the master (nonblocking, outside Go's
+// poller) with select(2).
 // Init says what a SIGKILLed wrapper leaves behind there.
 package ptyproxy
 
