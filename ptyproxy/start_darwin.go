@@ -38,7 +38,8 @@ func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
 const getTermios, setTermios = unix.TIOCGETA, unix.TIOCSETA
 
 // closeSlave keeps the parent's slave copy when the agent is reaped, until
-// closeAll: once no slave descriptor is open, a macOS master drops what it
-// still buffers (its read returns end of file at once; RELIABILITY §1.2).
-// The read then ends by the drain's quiet deadline.
+// closeAll: a macOS master can drop what it still buffers once every slave
+// descriptor is closed (RELIABILITY §1.2, cited from pexpect#662 and
+// vite-task#164, whose fix is this). The read then ends by the drain's
+// quiet deadline.
 func (p *proc) closeSlave() {}
