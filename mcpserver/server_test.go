@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -357,9 +358,15 @@ func dead(t *testing.T, pid int) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return
 		}
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if _, after, ok := bytes.Cut(b, []byte(") ")); ok && len(after) > 0 && after[0] == 'Z' {
 			return
+		}
+		if err != nil {
+			// No /proc (macOS): ps prints the state.
+			if out, err := exec.Command("ps", "-o", "stat=", "-p", fmt.Sprint(pid)).Output(); err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "Z") {
+				return
+			}
 		}
 	}
 	t.Errorf("pid %d is still running", pid)

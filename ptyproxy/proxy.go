@@ -4,11 +4,17 @@
 // process tree (descendants that left the group included), and reports
 // what happened to the session log.
 //
-// # Linux
+// # Linux and macOS
 //
-// The package relies on Linux: /proc for the process tree and activity,
+// On Linux the package uses /proc for the process tree and activity,
 // PR_SET_CHILD_SUBREAPER for escaped descendants, pidfds so that a
 // recycled pid is never signalled, and EIO as the PTY's end of stream.
+// On macOS it follows the tree through snapshots of the process table
+// (sysctl kern.proc.all; each pid's start time is checked right before a
+// signal), remembers descendants whose parent died, reads CPU time through
+// ps and no bytes read, and reads the master (nonblocking, outside Go's
+// poller) with select(2).
+// Init says what a SIGKILLed wrapper leaves behind there.
 package ptyproxy
 
 import (

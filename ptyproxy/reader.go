@@ -66,6 +66,8 @@ type reader struct {
 	cur   *batch
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
+
+	readerOS
 }
 
 func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Event) *reader {
@@ -109,7 +111,7 @@ func (r *reader) run() {
 			r.take(r.raw1(buf[:n]))
 			if until := r.drainUntil.Load(); until != 0 {
 				// Keep draining while bytes come, within the drain's bound.
-				_ = r.master.SetReadDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
+				r.setDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
 			}
 		}
 		if err == nil {
@@ -197,39 +199,6 @@ func (r *reader) takeBuffered(buf []byte) {
 	}
 }
 
-// read reads what the master holds, read after read, until it has nothing
-// more right now or buf is full, waiting only while nothing came. A PTY
-// hands out at most 4 KiB a read: taken one by one, each read would cost a
-// stdout write, a batch and a wake-up of the session loop. Waiting for
-// nothing extra, coalescing adds no latency.
-func (r *reader) read(buf []byte) (int, error) {
-	n := 0
-	var rerr error
-	err := r.raw.Read(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, e := syscall.Read(int(fd), buf[n:])
-			switch {
-			case e == syscall.EINTR:
-				continue
-			case e == syscall.EAGAIN:
-				return n > 0 // false: wait until the master is readable
-			case e != nil:
-				rerr = e
-				return true
-			case m == 0:
-				rerr = io.EOF
-				return true
-			}
-			n += m
-		}
-		return true
-	})
-	if rerr != nil {
-		return n, rerr
-	}
-	return n, err
-}
-
 // forward writes p to stdout. Once stdout fails (a reader that went away)
 // the bytes are dropped, but reading goes on so the agent is never blocked
 // while it is being stopped. After the agent's exit the bytes go in pieces
@@ -272,7 +241,7 @@ const drainMax = 2 * time.Second
 func (r *reader) drain() {
 	now := time.Now()
 	r.drainUntil.Store(now.Add(drainMax).UnixNano())
-	_ = r.master.SetReadDeadline(now.Add(drainQuiet))
+	r.setDeadline(now.Add(drainQuiet))
 }
 
 // writeBlocked reports whether a stdout write has been under way since

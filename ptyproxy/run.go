@@ -69,7 +69,6 @@ type loop struct {
 	verdict watchdog.Verdict
 	phase   Phase
 	last    time.Time // last output
-	looked  time.Time // the tree's last snapshot while output flowed
 
 	lastStatus    time.Time
 	shown         statusKey
@@ -223,19 +222,13 @@ func (l *loop) onBatch(b *batch) {
 	l.decide(b.at)
 }
 
-// lookEvery is how often the tree is looked at while output flows, so that
-// a process the agent starts and leaves behind is known as the attempt's
-// before it is orphaned.
-const lookEvery = time.Second
-
 // feed hands a batch's lines to the watchdog and the log.
 func (l *loop) feed(b *batch) {
 	if l.r.recooked.Swap(0) > 0 {
 		l.o.Log.Write(sessionlog.Warning{Message: "the agent turned its terminal's output processing back on (stty sane?): it was set raw again, and the \r it added to line ends taken out"})
 	}
-	if b.at.Sub(l.looked) >= lookEvery && !l.exited {
-		l.looked = b.at
-		l.tree.snapshot()
+	if !l.exited {
+		l.tree.observe(b.at)
 	}
 	l.endSilence(b.at)
 	l.last = b.at
@@ -377,6 +370,7 @@ func (l *loop) onTimer(now time.Time) {
 	if l.phase != Running || l.exited {
 		return
 	}
+	l.tree.observe(now)
 	if l.probe && l.wd.WantsActivity(now) {
 		l.wd.ObserveActivity(l.tree.activity(), now)
 	}
@@ -454,8 +448,7 @@ func (l *loop) takeBatches() {
 
 // agentExiting reports whether the agent has exited but is not reaped yet.
 func (l *loop) agentExiting() bool {
-	info, ok := readStat(l.p.pid)
-	return !ok || info.state == 'Z' || info.state == 'X'
+	return exited(l.p.pid)
 }
 
 // onReload applies new thresholds to the running attempt: deadlines are

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -135,16 +136,10 @@ func runAgent(t *testing.T, o Options, steps ...string) (Outcome, *output) {
 func gone(t *testing.T, pids ...int) {
 	t.Helper()
 	for _, pid := range pids {
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			state := "?"
-			if info, ok := readStat(pid); ok {
-				state = string(info.state)
-			}
-			// A zombie is dead; reaping it is the SIGCHLD reaper's job,
-			// and it may not have run yet.
-			if state != "Z" {
-				t.Errorf("pid %d survived the attempt (state %s)", pid, state)
-			}
+		// A zombie is dead; reaping it is the SIGCHLD reaper's job (or
+		// launchd's), and it may not have run yet.
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) && !exited(pid) {
+			t.Errorf("pid %d survived the attempt", pid)
 		}
 	}
 }
@@ -498,6 +493,9 @@ func TestMasterNonblocking(t *testing.T) {
 	if err := p.resize(WinSize{Rows: 10, Cols: 20}); err != nil || !nonblocking() {
 		t.Fatalf("after resize: err %v, nonblocking %v", err, nonblocking())
 	}
+	if runtime.GOOS == "darwin" {
+		t.Skip("on macOS the master is outside Go's poller (see prepareMaster): SetReadDeadline does nothing to it; the reader's own deadline is covered by TestHeldPTY")
+	}
 	// A deadline interrupts a read with nothing to read: only true of a
 	// nonblocking master.
 	p.master.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
@@ -542,7 +540,7 @@ const undeclared = `{"type":"tool_call","subtype":"started","call_id":"c1","tool
 func TestActivityEvidence(t *testing.T) {
 	t.Parallel()
 	if !procAvailable() {
-		t.Skip("no /proc activity here")
+		t.Skip("the activity of processes cannot be read here (no /proc, or on macOS no ps)")
 	}
 	for _, tc := range []struct {
 		name     string
@@ -565,6 +563,9 @@ func TestActivityEvidence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			if tc.name == "reading" && runtime.GOOS == "darwin" {
+				t.Skip("bytes read are measured on Linux only (/proc/PID/io); the read floor does not count on macOS")
+			}
 			th := fast()
 			th.ActivityProbe = true
 			th.IdleTimeout = time.Second

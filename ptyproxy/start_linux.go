@@ -1,255 +1,34 @@
 package ptyproxy
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"syscall"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
-	"golang.org/x/term"
 )
 
-// WinSize is a terminal size in character cells.
-type WinSize struct{ Rows, Cols uint16 }
-
-// DefaultWinSize is used when the wrapper has no terminal to copy: a zero
-// size makes some programs wrap at column 0.
-var DefaultWinSize = WinSize{Rows: 24, Cols: 80}
-
-// proc is a started agent: its PTY master, the pipes' parent ends, and the
-// channel its exit status arrives on.
-type proc struct {
-	pid    int
-	master *os.File // nonblocking; never call Fd or pty.Setsize on it
-	slave  *os.File // the parent's copy, held until the agent is reaped
-	stderr *os.File
-	exited chan exitStatus
-	// stdinOpen is set while the agent's stdin is still being fed: the
-	// caller's stdin has not ended.
-	stdinOpen atomic.Bool
-}
-
-type exitStatus struct {
-	code   int            // exit code, or -1 when signalled
-	signal syscall.Signal // the signal that killed it, 0 if none
-}
-
-// agents holds the pids whose status os/exec waits for, so the orphan
-// reaper never takes one. startMu keeps the reaper from running between a
-// fork and the pid's registration.
-var (
-	startMu sync.Mutex
-	agents  = map[int]bool{}
-)
-
-// start runs the agent under a fresh PTY as its stdout, with stdin and
-// stderr as pipes, in a new session whose controlling terminal is the PTY.
-func start(o *Options, env []string) (*proc, error) {
-	master, slave, err := pty.Open()
-	if err != nil {
-		return nil, fmt.Errorf("ptyproxy: open pty: %w", err)
-	}
-	p := &proc{master: master, slave: slave, exited: make(chan exitStatus, 1)}
-	ok := false
-	defer func() {
-		if !ok {
-			p.closeAll()
-		}
-	}()
-	// creack/pty hands back a blocking master (its ioctls call Fd). Made
-	// nonblocking, reads go through the poller, so deadlines and Close
-	// work. This is the last time Fd is called on it.
+// prepareMaster makes the master nonblocking. creack/pty hands it back
+// blocking (its ioctls call Fd). Made nonblocking, reads go through the
+// poller, so deadlines and Close work. This is the last time Fd is called
+// on it.
+func prepareMaster(master *os.File) error {
 	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
-		return nil, fmt.Errorf("ptyproxy: nonblocking master: %w", err)
+		return fmt.Errorf("ptyproxy: nonblocking master: %w", err)
 	}
-	// Raw before the agent starts, so not even its first byte is cooked
-	// (ONLCR would turn "\n" into "\r\n").
-	if err := makeRaw(int(slave.Fd())); err != nil {
-		return nil, fmt.Errorf("ptyproxy: raw pty: %w", err)
-	}
-	size := o.WinSize
-	if size.Rows == 0 || size.Cols == 0 {
-		size = DefaultWinSize
-	}
-	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: size.Rows, Col: size.Cols}); err != nil {
-		return nil, fmt.Errorf("ptyproxy: set pty size: %w", err)
-	}
-
-	stdinR, stdinW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("ptyproxy: stdin pipe: %w", err)
-	}
-	defer stdinR.Close() // The child has its copy once started.
-	stderrR, stderrW, err := os.Pipe()
-	if err != nil {
-		stdinW.Close()
-		return nil, fmt.Errorf("ptyproxy: stderr pipe: %w", err)
-	}
-	defer stderrW.Close()
-	p.stderr = stderrR
-
-	cmd := &exec.Cmd{
-		Path:   o.Path,
-		Args:   append([]string{o.Path}, o.Args...),
-		Env:    env,
-		Dir:    o.Dir,
-		Stdin:  stdinR,
-		Stdout: slave,
-		Stderr: stderrW,
-		SysProcAttr: &syscall.SysProcAttr{
-			// Setsid makes the agent a group leader, so the whole group can
-			// be signalled; adding Setpgid would fail with EPERM. Ctty is
-			// the child's fd of the tty (stdout), since stdin is a pipe.
-			Setsid:  true,
-			Setctty: true,
-			Ctty:    1,
-			// A SIGKILLed wrapper takes the agent with it; the PTY hangup
-			// alone spares an agent that handles SIGHUP.
-			Pdeathsig: syscall.SIGKILL,
-		},
-	}
-	started := make(chan error, 1)
-	go func() {
-		// Pdeathsig fires when the thread that forked exits, so fork and
-		// wait from one locked thread.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		startMu.Lock()
-		err := cmd.Start()
-		if err == nil {
-			agents[cmd.Process.Pid] = true
-		}
-		startMu.Unlock()
-		started <- err
-		if err != nil {
-			return
-		}
-		err = cmd.Wait()
-		startMu.Lock()
-		delete(agents, cmd.Process.Pid)
-		startMu.Unlock()
-		p.exited <- statusOf(cmd.ProcessState, err)
-	}()
-	if err := <-started; err != nil {
-		stdinW.Close()
-		return nil, startError(o.Path, err)
-	}
-	p.pid = cmd.Process.Pid
-	p.feedStdin(stdinW, o.Stdin)
-	ok = true
-	return p, nil
+	return nil
 }
 
-// makeRaw sets the tty raw, ONLCR cleared too. An agent that turns output
-// processing back on later (stty sane) is mended by the reader (raw1).
-func makeRaw(fd int) error {
-	if _, err := term.MakeRaw(fd); err != nil {
-		return err
-	}
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return err
-	}
-	t.Oflag &^= unix.ONLCR
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+// withDeathSignal makes a SIGKILLed wrapper take the agent with it; the
+// PTY hangup alone spares an agent that handles SIGHUP.
+func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+	a.Pdeathsig = syscall.SIGKILL
+	return a
 }
 
-// feedStdin copies the agent's input and closes its stdin at the end. A
-// cursor-agent whose stdin stays open never exits after its result, so
-// stdin is closed at once when there is nothing to give.
-func (p *proc) feedStdin(w *os.File, r io.Reader) {
-	if r == nil {
-		w.Close()
-		return
-	}
-	p.stdinOpen.Store(true)
-	go func() {
-		// An agent that exits early makes this fail with EPIPE: harmless,
-		// since SIGPIPE is caught, not ignored.
-		_, _ = io.Copy(w, r)
-		w.Close()
-		p.stdinOpen.Store(false)
-	}()
-}
-
-// statusOf reads the exit status from the wait status: ExitCode is -1 for
-// a signalled process and says nothing of which signal.
-func statusOf(ps *os.ProcessState, err error) exitStatus {
-	if ps == nil {
-		return exitStatus{code: -1}
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return exitStatus{code: -1, signal: ws.Signal()}
-	}
-	return exitStatus{code: ps.ExitCode()}
-}
-
-// ErrNotFound and ErrNotExecutable classify a failed start.
-var (
-	ErrNotFound      = errors.New("ptyproxy: agent not found")
-	ErrNotExecutable = errors.New("ptyproxy: agent not executable")
-)
-
-func startError(path string, err error) error {
-	switch {
-	case errors.Is(err, os.ErrNotExist), errors.Is(err, exec.ErrNotFound):
-		return fmt.Errorf("%w: %s", ErrNotFound, path)
-	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR):
-		return fmt.Errorf("%w: %s: %v", ErrNotExecutable, path, err)
-	}
-	return fmt.Errorf("ptyproxy: start %s: %w", path, err)
-}
-
-// resize sets the PTY's size through the master without calling its Fd,
-// which would make it blocking again.
-func (p *proc) resize(size WinSize) error {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ioErr error
-	err = rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Row: size.Rows, Col: size.Cols})
-	})
-	if err != nil {
-		return err
-	}
-	return ioErr
-}
+// The ioctls that read and set a terminal's attributes.
+const getTermios, setTermios = unix.TCGETS, unix.TCSETS
 
 // closeSlave drops the parent's slave copy once the agent is reaped, so
 // the master reads EIO as soon as no descendant holds the PTY either.
-func (p *proc) closeSlave() {
-	if p.slave != nil {
-		p.slave.Close()
-		p.slave = nil
-	}
-}
-
-func (p *proc) closeAll() {
-	p.closeSlave()
-	p.master.Close()
-	if p.stderr != nil {
-		p.stderr.Close()
-	}
-}
-
-// outputCooked reports whether the tty behind fd turns "\n" into "\r\n"
-// (OPOST and ONLCR), and if so sets it raw again. An agent or a tool that
-// runs stty sane on its terminal turns them back on.
-func outputCooked(fd int) bool {
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil || t.Oflag&unix.OPOST == 0 || t.Oflag&unix.ONLCR == 0 {
-		return false
-	}
-	t.Oflag &^= unix.OPOST | unix.ONLCR
-	_ = unix.IoctlSetTermios(fd, unix.TCSETS, t) // Best effort: the next read looks again.
-	return true
-}
+func (p *proc) closeSlave() { p.dropSlave() }

@@ -113,7 +113,8 @@ type tree struct {
 	marker     string    // "NAME=VALUE" in every process the attempt started
 	// known are the processes seen under the agent, by pid and start: an
 	// orphan among them is the attempt's, whatever its environment says.
-	known map[procKey]bool
+	known  map[procKey]bool
+	looked time.Time // the last snapshot observe took
 }
 
 type procKey struct {
@@ -143,6 +144,26 @@ func (t *tree) done() {
 	startMu.Lock()
 	delete(live, t)
 	startMu.Unlock()
+}
+
+// observe takes a snapshot while output flows, at most every lookEvery,
+// so that a process the agent starts and leaves behind is known as the
+// attempt's before it is orphaned.
+func (t *tree) observe(now time.Time) {
+	if now.Sub(t.looked) < lookEvery {
+		return
+	}
+	t.looked = now
+	t.snapshot()
+}
+
+// lookEvery bounds the snapshots that output flowing asks for.
+const lookEvery = time.Second
+
+// exited reports whether pid has exited: a zombie not reaped yet, or gone.
+func exited(pid int) bool {
+	info, ok := readStat(pid)
+	return !ok || info.state == 'Z' || info.state == 'X'
 }
 
 // snapshot returns the attempt's live processes, the agent first if alive.

@@ -30,6 +30,10 @@
 #                                     a temp dir under $TMPDIR)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "$(uname -s)" != Linux ]; then
+	echo "bench.sh: Linux only (scripts/bench measures through /proc)" >&2
+	exit 2
+fi
 
 quick=${BENCH_QUICK:-0}
 if [ "$quick" = 1 ]; then

@@ -39,6 +39,11 @@
 # its files (stdout, stderr, mock log, session logs) in the directory it names.
 # -------------------------------------------------------------------------
 set -euo pipefail
+# Before anything bash 3.2 (macOS's) cannot parse.
+if [[ $(uname -s) != Linux ]]; then
+	echo "realagents: SKIP: needs Linux (a network namespace made with unshare and ip, and /proc); this is $(uname -s)"
+	exit 0
+fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${REALAGENTS_CACHE:-$HOME/.cache/cursor-wrap/realagents}

@@ -511,20 +511,27 @@ func ttyReport() map[string]any {
 	if ws, err := unix.IoctlGetWinsize(1, unix.TIOCGWINSZ); err == nil {
 		r["rows"], r["cols"] = ws.Row, ws.Col
 	}
-	if t, err := unix.IoctlGetTermios(1, unix.TCGETS); err == nil {
+	if t, err := unix.IoctlGetTermios(1, getTermios); err == nil {
 		r["opost"] = t.Oflag&unix.OPOST != 0
 		r["onlcr"] = t.Oflag&unix.ONLCR != 0
 		r["echo"] = t.Lflag&unix.ECHO != 0
 	}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for line := range bytes.Lines(b) {
-			if v, ok := bytes.CutPrefix(line, []byte("SigIgn:")); ok {
-				r["sig_ign"] = string(bytes.TrimSpace(v))
-			}
-		}
+	if ign, ok := sigIgnored(); ok {
+		r["sig_ign"] = ign
 	}
 	pgid, _ := unix.Getpgid(0)
 	sid, _ := unix.Getsid(0)
 	r["pid"], r["pgid"], r["sid"] = os.Getpid(), pgid, sid
 	return r
+}
+
+// sttySane turns output processing back on, with "\n" written as "\r\n",
+// as `stty sane` does.
+func sttySane(fd int) error {
+	t, err := unix.IoctlGetTermios(fd, getTermios)
+	if err != nil {
+		return err
+	}
+	t.Oflag |= unix.OPOST | unix.ONLCR
+	return unix.IoctlSetTermios(fd, setTermios, t)
 }

@@ -1,14 +1,30 @@
 package fakeagent
 
-import "golang.org/x/sys/unix"
+import (
+	"bytes"
+	"os"
 
-// sttySane turns output processing back on, with "\n" written as "\r\n",
-// as `stty sane` does.
-func sttySane(fd int) error {
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	"golang.org/x/sys/unix"
+)
+
+// getTermios and setTermios are the ioctls that read and set a terminal's
+// attributes.
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS
+)
+
+// sigIgnored returns the mask of ignored signals as /proc shows it: 16 hex
+// digits, signal n at bit n-1.
+func sigIgnored() (string, bool) {
+	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return err
+		return "", false
 	}
-	t.Oflag |= unix.OPOST | unix.ONLCR
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte("SigIgn:")); ok {
+			return string(bytes.TrimSpace(v)), true
+		}
+	}
+	return "", false
 }

@@ -279,7 +279,7 @@ func (l *File) Rename(sessionID string) {
 		if n > 1 {
 			name = base + "-" + strconv.Itoa(n) + ".jsonl"
 		}
-		err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(l.dir, l.name), unix.AT_FDCWD, filepath.Join(l.dir, name), unix.RENAME_NOREPLACE)
+		err := renameNoReplace(filepath.Join(l.dir, l.name), filepath.Join(l.dir, name))
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}

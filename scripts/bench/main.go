@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command bench holds the measuring tools behind scripts/bench.sh, which
 // compares the wrapper with the two baselines it cannot beat: the fake
 // agent writing to a plain pipe, and the fake agent writing to a bare PTY
@@ -13,6 +15,8 @@
 //
 // Every number is printed as key=value on one line, so bench.sh can take
 // medians with sort and awk and needs nothing else.
+//
+// It builds on Linux only: its measurements come from /proc.
 package main
 
 import (
