@@ -3,8 +3,8 @@
 // the configuration (the settings table, the TOML file, precedence, the
 // file watch and the reload fan-out to running attempts), resolving the
 // command (agent binary, profile, environment, headless arguments), one
-// attempt (its session log and records, ptyproxy.Run, on_hang), restarts,
-// and the exit-status policy.
+// attempt (its session log and records, ptyproxy.Run, on_hang,
+// notifications), restarts, and the exit-status policy.
 package job
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/job/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -64,6 +65,7 @@ type Job struct {
 	console *slog.Logger
 	mu      sync.Mutex
 	log     *sessionlog.File // the running attempt's
+	notes   notices          // notify.go
 }
 
 // Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds.
@@ -110,10 +112,12 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, attempt, why, args, first)
 		if err != nil {
+			j.ended(res, err)
 			return res, err
 		}
 		cfg := j.Live.Config()
 		if res.Cause != ptyproxy.Hung || j.NoRestart || attempt > cfg.Restarts {
+			j.ended(res, nil)
 			return res, nil
 		}
 		if res.MidLine {
@@ -137,6 +141,7 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 			why = fmt.Sprintf("the last attempt hung (%s); %s, so the original command runs again", res.Reason.Kind, cannot)
 		}
 		j.console.Warn(fmt.Sprintf("restarting (attempt %d of %d): %s", attempt+1, cfg.Restarts+1, why))
+		j.notify(notify.Restart, res, why)
 	}
 }
 
@@ -162,8 +167,10 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
+	warn := &warner{j: j, log: logFile, next: j.OnStatus}
 	onSession := func(id string) {
 		logFile.Rename(id)
+		warn.session = id
 		if j.OnSession != nil {
 			j.OnSession(id)
 		}
@@ -187,7 +194,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		Log:             rec,
 		Console:         j.console,
 		OnSession:       onSession,
-		OnStatus:        j.OnStatus,
+		OnStatus:        warn.status,
 		ClaimAllOrphans: !j.Shared,
 	})
 	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n}
@@ -196,6 +203,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		return res, err
 	}
 	if out.Cause == ptyproxy.Hung {
+		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
 	}
 	status := Status(out)
