@@ -210,17 +210,21 @@ func (s *Sender) wake() {
 	s.changed = make(chan struct{})
 }
 
-// finish reports a delivery's end, unless Wait reported it already.
+// finish reports a delivery's end, unless Wait reported it already. The
+// delivery stays in flight until its report is made, so that Wait does
+// not return before its record is written.
 func (s *Sender) finish(d *delivery, r Result) {
 	s.mu.Lock()
 	first := !d.done
 	d.done = true
-	delete(s.inFlight, d)
-	s.wake()
 	s.mu.Unlock()
 	if first {
 		s.report(d, r)
 	}
+	s.mu.Lock()
+	delete(s.inFlight, d)
+	s.wake()
+	s.mu.Unlock()
 }
 
 func (s *Sender) report(d *delivery, r Result) {
