@@ -104,7 +104,7 @@ var Settings = []Setting{
 	{"log_keep", "session logs kept; older ones are removed at start (0 keeps all)", func(c *Config) any { return &c.LogKeep }},
 	{"status", "draw a live status line on stderr when it is a terminal", func(c *Config) any { return &c.Status }},
 	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
-	{"notify", "where to send notifications: desktop, or an https:// webhook URL (Slack, Discord, Mattermost, ntfy); a comma-separated list as a flag or variable", func(c *Config) any { return &c.Notify }},
+	{"notify", "where to send notifications: desktop, or webhook URLs (Slack, Discord, Mattermost, ntfy); comma-separated as a flag or variable", func(c *Config) any { return &c.Notify }},
 	{"notify_on", "the events that notify: hang, error, restart, finish, warn", func(c *Config) any { return &c.NotifyOn }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
@@ -203,6 +203,19 @@ func (c *Config) Value(key string) string {
 		return tomlList(*p)
 	}
 	return ""
+}
+
+// shown is a key's value for the log and the console: webhook URLs hold
+// their secret, so notify's show only their scheme and host.
+func (c *Config) shown(key string) string {
+	if key != "notify" {
+		return c.Value(key)
+	}
+	labels := make([]string, len(c.Notify))
+	for i, t := range c.Notify {
+		labels[i] = notify.Label(t)
+	}
+	return tomlList(labels)
 }
 
 // tomlList writes a list as a TOML array of strings.

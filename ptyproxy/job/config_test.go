@@ -124,6 +124,11 @@ func TestNotifyLists(t *testing.T) {
 	if v := c.Value("notify"); v != `["desktop", "https://ntfy.sh/t"]` {
 		t.Errorf("value %s", v)
 	}
+	// A reload says what changed without a webhook's secret path.
+	changes, _ := Diff(DefaultConfig(), c, File{})
+	if i := slices.IndexFunc(changes, func(ch Change) bool { return ch.Key == "notify" }); i < 0 || changes[i].New != `["desktop", "https://ntfy.sh/…"]` {
+		t.Errorf("changes %+v", changes)
+	}
 	c, err = build(t, "", nil, map[string]string{"notify": ""})
 	if err != nil || len(c.Notify) != 0 || !slices.Equal(c.NotifyOn, []string{"hang", "error", "restart"}) {
 		t.Errorf("defaults %q %q, %v", c.Notify, c.NotifyOn, err)
