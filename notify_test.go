@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net"
@@ -46,14 +47,14 @@ func (h *hook) received() [][]byte {
 // TestNotifyWebhook runs a hang, a restart and a success with a webhook
 // that asks for hang, restart and finish: it receives exactly those, each
 // with the run's fields, and no secret of the agent's arguments,
-// environment or prompt.
+// environment or prompt; the webhook's own secret path reaches no log.
 func TestNotifyWebhook(t *testing.T) {
 	t.Parallel()
 	h := newHook(t)
 	secrets := []string{"key-live-argument-123456", "sk-proj-from-the-env-0123456789", "sk-ant-in-the-prompt-987654321"}
 	marker := filepath.Join(t.TempDir(), "hung")
-	r := runWrapper(t, []string{"OPENAI_API_KEY=" + secrets[1], steps("line", initLine, "hang-once", marker, "line", resultLine)}, nil,
-		"--notify", h.URL+"/services/T0/B0/hook-secret", "--notify-on", "hang,restart,finish",
+	r := runWrapper(t, []string{"OPENAI_API_KEY=" + secrets[1], "CURSOR_WRAP_NOTIFY=" + h.URL + "/services/T0/B0/hook-secret",
+		steps("line", initLine, "hang-once", marker, "line", resultLine)}, nil, "--notify-on", "hang,restart,finish",
 		"--idle-timeout", "500ms", "--restarts", "1", "--", "--api-key", secrets[0], "-p", "fix the build, the key is "+secrets[2])
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -97,6 +98,16 @@ func TestNotifyWebhook(t *testing.T) {
 	slices.Sort(sent)
 	if strings.Join(sent, "; ") != "finish to "+target+"; hang to "+target+"; restart to "+target {
 		t.Errorf("notify_sent records %q", sent)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "*.jsonl"))
+	for _, l := range append(logs, "") {
+		data := r.stderr
+		if l != "" {
+			data, _ = os.ReadFile(l)
+		}
+		if bytes.Contains(data, []byte("hook-secret")) {
+			t.Errorf("the webhook's secret is in %s", cmp.Or(l, "stderr"))
+		}
 	}
 	out, err := exec.Command(wrapperBin, "inspect", "--last", "--log-dir", r.logDir).Output()
 	if err != nil || !regexp.MustCompile(`note +\+[0-9.]+s notify_sent: finish to `+regexp.QuoteMeta(target)).Match(out) {

@@ -70,9 +70,13 @@ func jsonEscape(b []byte) []byte {
 }
 
 // SecretName reports whether an environment variable's name says it holds
-// a secret.
+// a secret. The wrapper's own CURSOR_WRAP_NOTIFY does: a webhook URL
+// carries its secret.
 func SecretName(name string) bool {
 	up := strings.ToUpper(name)
+	if up == "CURSOR_WRAP_NOTIFY" {
+		return true
+	}
 	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
 		if strings.Contains(up, w) {
 			return true
