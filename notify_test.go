@@ -59,10 +59,9 @@ func TestNotifyWebhook(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	bodies := h.received()
 	var events []string
 	cwd, _ := os.Getwd()
-	for _, b := range bodies {
+	for _, b := range h.received() {
 		for _, s := range secrets {
 			if bytes.Contains(b, []byte(s)) {
 				t.Errorf("secret %s sent: %s", s, b)
@@ -71,17 +70,23 @@ func TestNotifyWebhook(t *testing.T) {
 		var m struct {
 			Text, Content, Event, Agent, Prompt, Cwd, Reason, Log, Resume string
 			SessionID                                                     string `json:"session_id"`
+			Time                                                          time.Time
 		}
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatalf("body %s: %v", b, err)
 		}
-		events = append(events, m.Event)
+		// Deliveries run side by side; the events' order is their time's.
+		events = append(events, m.Time.UTC().Format("15:04:05.000000000")+" "+m.Event)
 		if m.Agent != "cursor" || m.SessionID != "s-1" || m.Prompt != "fix the build, the key is sk-[REDACTED]" || m.Cwd != cwd ||
 			m.Reason == "" || !strings.HasPrefix(m.Log, r.logDir) || m.Text == "" || m.Content != m.Text ||
 			!strings.HasPrefix(m.Resume, "cursor-wrap --agent cursor -- ") || !strings.Contains(m.Resume, "--api-key [REDACTED]") ||
 			!strings.HasSuffix(m.Resume, "--resume s-1 continue") {
 			t.Errorf("%s notification: %s", m.Event, b)
 		}
+	}
+	slices.Sort(events)
+	for i := range events {
+		_, events[i], _ = strings.Cut(events[i], " ")
 	}
 	if strings.Join(events, ",") != "hang,restart,finish" {
 		t.Fatalf("events %q, want hang, restart, finish", events)

@@ -98,6 +98,8 @@ func TestNotifyEvents(t *testing.T) {
 			t.Fatalf("got %d notifications: %+v", len(got), got)
 		}
 	}
+	// Deliveries run side by side; the events' order is their time's.
+	slices.SortFunc(got, func(a, b notify.Message) int { return a.Time.Compare(b.Time) })
 	var events []notify.Event
 	for _, m := range got {
 		events = append(events, m.Event)
