@@ -283,20 +283,21 @@ func (s *Sender) wait(sendLimit, answerLimit time.Duration) {
 		now = time.Now()
 	}
 	s.mu.Lock()
-	var left []*delivery
+	left := map[*delivery]Result{}
 	for d := range s.inFlight {
 		if !d.done {
 			d.done = true
-			left = append(left, d)
+			left[d] = d.standing(sendLimit)
 		}
 	}
 	s.mu.Unlock()
-	for _, d := range left {
-		s.report(d, d.standing(sendLimit))
+	for d, r := range left {
+		s.report(d, r)
 	}
 }
 
-// standing is the result of a delivery cut off by the end of a run.
+// standing is the result of a delivery cut off by the end of a run; the
+// Sender's lock is held.
 func (d *delivery) standing(sendLimit time.Duration) Result {
 	switch d.state {
 	case awaiting:
