@@ -179,8 +179,11 @@ func TestWait(t *testing.T) {
 	blocked := make(chan struct{})
 	shell := func(ctx context.Context, _ string, _ []byte, _ []string) ([]byte, error) {
 		close(blocked)
-		<-ctx.Done()
-		return nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+		case <-stop:
+		}
+		return nil, errors.New("stopped")
 	}
 	t.Setenv("PATH", fakeNotifySend(t, filepath.Join(t.TempDir(), "args")))
 	res := newResults()
