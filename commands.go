@@ -93,8 +93,8 @@ func configCmd(args []string) int {
 
 func quoteValue(cfg job.Config, key string) string {
 	v := cfg.Value(key)
-	switch v {
-	case "true", "false":
+	switch {
+	case v == "true", v == "false", strings.HasPrefix(v, "["): // A list is TOML already.
 		return v
 	}
 	if strings.Trim(v, "0123456789.") == "" && v != "" {

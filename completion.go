@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/job/notify"
 	"cursor-wrap/shellhook"
 )
 
@@ -15,6 +16,7 @@ import (
 var subcommands = []struct{ name, doc string }{
 	{"shell-init", "print the functions that route cursor-agent through the wrapper"},
 	{"inspect", "show a session log as a timeline"},
+	{"sessions", "list the recent sessions, one line each"},
 	{"config", "print the effective config, or write a new file"},
 	{"doctor", "check the installation"},
 	{"mcp", "serve watched agents to MCP clients on stdio"},
@@ -27,6 +29,7 @@ var subcommands = []struct{ name, doc string }{
 // whose values can be listed or are paths; the others take free text.
 var flagValues = map[string]valueKind{
 	"log-level": {words: []string{"debug", "info", "warn", "error"}},
+	"notify-on": {words: notify.Names(notify.Events)},
 	"agent":     {words: shellhook.Agents()},
 	"config":    {file: true},
 	"agent-bin": {file: true},

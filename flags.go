@@ -80,7 +80,9 @@ Usage:
   cursor-wrap shell-init bash|zsh|fish [--agents cursor,…]
                                               print shell functions that route
                                               cursor-agent through the wrapper
-  cursor-wrap inspect [--json] FILE|--last    a session log as a timeline
+  cursor-wrap inspect [--json] FILE|--last|--last-hang
+                                              a session log as a timeline
+  cursor-wrap sessions [--json] [--hung]      the recent sessions, one line each
   cursor-wrap config [--init]                 the effective config, or a new file
   cursor-wrap doctor [--shell SHELL]          check the installation
   cursor-wrap mcp [--config F] [--log-dir D] [--agent-bin P] [--log-level L]

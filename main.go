@@ -5,7 +5,8 @@
 //
 //	cursor-wrap [wrapper flags] [--] [agent args...]
 //	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
-//	cursor-wrap inspect [--json] LOGFILE | --last
+//	cursor-wrap inspect [--json] LOGFILE | --last | --last-hang
+//	cursor-wrap sessions [--json] [--hung]
 //	cursor-wrap config [--init]
 //	cursor-wrap doctor [--shell bash|zsh|fish]
 //	cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]
@@ -41,6 +42,8 @@ func run(args []string) int {
 			return shellInit(args[1:])
 		case "inspect":
 			return inspect(args[1:])
+		case "sessions":
+			return sessions(args[1:])
 		case "config":
 			return configCmd(args[1:])
 		case "demo":

@@ -339,6 +339,9 @@ type logRecord struct {
 		Kind string
 	}
 	Signal string
+	// notify_sent, notify_failed
+	Event, Target, Error string
+	Status               int
 }
 
 // readLogs returns the records of every session log in dir, in order.

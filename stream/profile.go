@@ -192,6 +192,23 @@ func (p *Profile) HasPrompt(args []string) bool {
 	return slices.ContainsFunc(p.scan(args), func(a arg) bool { return a.positional })
 }
 
+// Prompt returns the prompt args hold (the print flag's value, else the
+// positional arguments joined by spaces), "" when it comes on stdin.
+func (p *Profile) Prompt(args []string) string {
+	if p.promptIsValue {
+		if v, _ := p.flagValue(args, p.printFlags...); v != "" {
+			return v
+		}
+	}
+	var words []string
+	for i, a := range p.scan(args) {
+		if a.positional {
+			words = append(words, args[i])
+		}
+	}
+	return strings.Join(words, " ")
+}
+
 // A Mode is how much of an agent run the wrapper can watch.
 type Mode int
 

@@ -32,6 +32,26 @@ func TestCursorArgs(t *testing.T) {
 	}
 }
 
+func TestPrompt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    *Profile
+		args []string
+		want string
+	}{
+		{Cursor, []string{"-p", "--output-format", "stream-json", "fix the tests"}, "fix the tests"},
+		{Cursor, []string{"--model", "gpt-5", "--api-key", "k", "-p"}, ""},
+		{Cursor, []string{"-p", "--", "-a", "b"}, "-a b"},
+		{Claude, []string{"-p", "--allowedTools", "Bash", "Read", "--", "hi"}, "hi"},
+		{Codex, []string{"exec", "--json", "hi there"}, "hi there"},
+		{Gemini, []string{"--prompt", "hi", "-o", "stream-json"}, "hi"},
+	} {
+		if got := tc.p.Prompt(tc.args); got != tc.want {
+			t.Errorf("%s Prompt(%q) = %q, want %q", tc.p.Name, tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestHeadless(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"cursor-wrap/ptyproxy/job/notify"
 	"cursor-wrap/watchdog"
 )
 
@@ -30,6 +31,8 @@ type Config struct {
 	Status        bool
 	OnHang        string
 	KeepOrphans   bool
+	Notify        []string // targets: "desktop" or a webhook URL
+	NotifyOn      []string // events, of notify.Events
 	Agent         string
 	AgentBin      string
 	MCP           MCPConfig
@@ -103,6 +106,8 @@ var Settings = []Setting{
 	{"status", "draw a live status line on stderr when it is a terminal", func(c *Config) any { return &c.Status }},
 	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
 	{"keep_orphans", "leave running what the agent leaves behind when it exits by itself (servers started on purpose); they are stopped otherwise", func(c *Config) any { return &c.KeepOrphans }},
+	{"notify", "where to send notifications: desktop, or webhook URLs (Slack, Discord, Mattermost, ntfy); comma-separated as a flag or variable", func(c *Config) any { return &c.Notify }},
+	{"notify_on", "the events that notify: hang, error, restart, finish, warn", func(c *Config) any { return &c.NotifyOn }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
 }
@@ -145,6 +150,7 @@ func DefaultConfig() Config {
 		LogDir:        filepath.Join(home, ".cursor-wrap", "logs"),
 		LogLevel:      "info",
 		LogKeep:       200,
+		NotifyOn:      notify.Names(notify.Default),
 		MCP: MCPConfig{
 			MinIdleTimeout: 10 * time.Second,
 			MaxIdleTimeout: 30 * time.Minute,
@@ -195,8 +201,44 @@ func (c *Config) Value(key string) string {
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	case *string:
 		return *p
+	case *[]string:
+		return tomlList(*p)
 	}
 	return ""
+}
+
+// shown is a key's value for the log and the console: webhook URLs hold
+// their secret, so notify's show only their scheme and host.
+func (c *Config) shown(key string) string {
+	if key != "notify" {
+		return c.Value(key)
+	}
+	labels := make([]string, len(c.Notify))
+	for i, t := range c.Notify {
+		labels[i] = notify.Label(t)
+	}
+	return tomlList(labels)
+}
+
+// tomlList writes a list as a TOML array of strings.
+func tomlList(list []string) string {
+	quoted := make([]string, len(list))
+	for i, s := range list {
+		quoted[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// splitList reads a list given as text: comma-separated, spaces trimmed,
+// empty items dropped.
+func splitList(text string) []string {
+	list := []string{}
+	for _, item := range strings.Split(text, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			list = append(list, item)
+		}
+	}
+	return list
 }
 
 // set parses a value given as text (a flag or an environment variable).
@@ -230,6 +272,8 @@ func (c *Config) set(s Setting, text string, src Source) error {
 		*p = f
 	case *string:
 		*p = text
+	case *[]string:
+		*p = splitList(text)
 	}
 	c.mark(s.Key, src)
 	return nil
@@ -278,6 +322,19 @@ func (c *Config) setTOML(s Setting, v any) error {
 			return errors.New("want a string in quotes")
 		}
 		*p = text
+	case *[]string:
+		items, ok := v.([]any)
+		list := make([]string, len(items))
+		for i, item := range items {
+			list[i], ok = item.(string)
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			return errors.New(`want an array of strings, like ["desktop"]`)
+		}
+		*p = list
 	}
 	c.mark(s.Key, FromFile)
 	return nil
@@ -315,6 +372,16 @@ func (c *Config) Validate() error {
 	if c.LogDir == "" {
 		bad("log_dir", "must not be empty")
 	}
+	for _, t := range c.Notify {
+		if err := notify.CheckTarget(t); err != nil {
+			bad("notify", "%v%s", err, targetHint(t))
+		}
+	}
+	for _, e := range c.NotifyOn {
+		if !slices.Contains(notify.Events, notify.Event(e)) {
+			bad("notify_on", "%q is not one of %s%s", e, strings.Join(notify.Names(notify.Events), ", "), didYouMean(e, notify.Names(notify.Events)))
+		}
+	}
 	m := c.MCP
 	if m.MinIdleTimeout <= 0 || m.MinIdleTimeout > m.MaxIdleTimeout {
 		bad("mcp.min_idle_timeout", "must be positive and no more than max_idle_timeout (%v)", m.MaxIdleTimeout)
@@ -342,4 +409,21 @@ func Keys() []string {
 		out = append(out, MCPKey+"."+s.Key)
 	}
 	return out
+}
+
+// targetHint says what a notify target that is not one may have meant:
+// the URL with its scheme written right, or desktop. Like the error it
+// goes with, it shows a URL without its path, which may hold a token.
+func targetHint(t string) string {
+	scheme, rest, isURL := strings.Cut(t, "://")
+	switch {
+	case isURL:
+		if s := Suggest(strings.ToLower(scheme), []string{"http", "https"}); s != "" {
+			return fmt.Sprintf(" (did you mean %q?)", notify.Label(s+"://"+rest))
+		}
+		return ""
+	case strings.ContainsAny(t, "./"):
+		return fmt.Sprintf(" (did you mean %q?)", notify.Label("https://"+t))
+	}
+	return didYouMean(t, []string{notify.Desktop})
 }

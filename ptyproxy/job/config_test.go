@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,6 +96,12 @@ func TestConfigErrors(t *testing.T) {
 		{"negative env", "", nil, "$CURSOR_WRAP_TOOL_GRACE=-5s: -5s is negative", []string{"CURSOR_WRAP_TOOL_GRACE=-5s"}},
 		{"bad env", "", nil, `$CURSOR_WRAP_RESTARTS: "two" is not a whole number`, []string{"CURSOR_WRAP_RESTARTS=two"}},
 		{"unknown key suggests", "idle_timout = \"5s\"\n", nil, `(did you mean "idle_timeout"?)`, nil},
+		{"notify as a string", "notify = \"desktop\"\n", nil, `:1: notify: want an array of strings, like ["desktop"]`, nil},
+		{"notify target", "\nnotify = [\"desktop\", \"desktp\"]\n", nil, `:2: notify: "desktp" is not desktop or an http(s) URL (did you mean "desktop"?)`, nil},
+		{"notify scheme", "", map[string]string{"notify": "htps://hooks.slack.com/services/T0/B0/secret"},
+			`: "htps://hooks.slack.com/…" is not desktop or an http(s) URL (did you mean "https://hooks.slack.com/…"?)`, nil},
+		{"notify without scheme", "", nil, `(did you mean "https://ntfy.sh/…"?)`, []string{"CURSOR_WRAP_NOTIFY=ntfy.sh/topic"}},
+		{"notify event", "notify_on = [\"hang\", \"finsh\"]\n", nil, `:1: notify_on: "finsh" is not one of hang, error, restart, finish, warn (did you mean "finish"?)`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -103,6 +110,31 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestNotifyLists: notify and notify_on are TOML arrays in the file and
+// comma-separated lists as flags and variables.
+func TestNotifyLists(t *testing.T) {
+	t.Parallel()
+	c, err := build(t, "notify = [\"desktop\", \"https://ntfy.sh/t\"]\n", []string{"CURSOR_WRAP_NOTIFY_ON= hang, finish,"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Notify, []string{"desktop", "https://ntfy.sh/t"}) || !slices.Equal(c.NotifyOn, []string{"hang", "finish"}) {
+		t.Errorf("notify %q on %q", c.Notify, c.NotifyOn)
+	}
+	if v := c.Value("notify"); v != `["desktop", "https://ntfy.sh/t"]` {
+		t.Errorf("value %s", v)
+	}
+	// A reload says what changed without a webhook's secret path.
+	changes, _ := Diff(DefaultConfig(), c, File{})
+	if i := slices.IndexFunc(changes, func(ch Change) bool { return ch.Key == "notify" }); i < 0 || changes[i].New != `["desktop", "https://ntfy.sh/…"]` {
+		t.Errorf("changes %+v", changes)
+	}
+	c, err = build(t, "", nil, map[string]string{"notify": ""})
+	if err != nil || len(c.Notify) != 0 || !slices.Equal(c.NotifyOn, []string{"hang", "error", "restart"}) {
+		t.Errorf("defaults %q %q, %v", c.Notify, c.NotifyOn, err)
 	}
 }
 

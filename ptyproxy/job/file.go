@@ -279,15 +279,15 @@ type Change = sessionlog.Change
 func Diff(old, new Config, file File) (changes []Change, pinned []string) {
 	fileOnly, _ := Build(file, nil, nil) // Valid: new was built from it.
 	for _, key := range Keys() {
-		if o, n := old.Value(key), new.Value(key); o != n {
-			changes = append(changes, Change{Key: key, Old: o, New: n})
+		if old.Value(key) != new.Value(key) {
+			changes = append(changes, Change{Key: key, Old: old.shown(key), New: new.shown(key)})
 		}
 		src := new.Source(key)
 		if src != FromEnv && src != FromFlag {
 			continue
 		}
 		if _, inFile := file.values[key]; inFile && fileOnly.Value(key) != new.Value(key) {
-			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by the %s", key, fileOnly.Value(key), new.Value(key), src))
+			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by the %s", key, fileOnly.shown(key), new.shown(key), src))
 		}
 	}
 	return changes, pinned

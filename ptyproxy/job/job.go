@@ -3,8 +3,8 @@
 // the configuration (the settings table, the TOML file, precedence, the
 // file watch and the reload fan-out to running attempts), resolving the
 // command (agent binary, profile, environment, headless arguments), one
-// attempt (its session log and records, ptyproxy.Run, on_hang), restarts,
-// and the exit-status policy.
+// attempt (its session log and records, ptyproxy.Run, on_hang,
+// notifications), restarts, and the exit-status policy.
 package job
 
 import (
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/job/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -61,6 +62,7 @@ type Job struct {
 	console *slog.Logger
 	mu      sync.Mutex
 	log     *sessionlog.File // the running attempt's
+	notes   notices          // notify.go
 }
 
 // Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds.
@@ -107,10 +109,12 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, attempt, why, args, first)
 		if err != nil {
+			j.ended(res, err)
 			return res, err
 		}
 		next, ok := j.next(res, args, stdin, &restarts)
 		if !ok {
+			j.ended(res, nil)
 			return res, nil
 		}
 		if res.MidLine {
@@ -118,9 +122,11 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 			_, _ = j.Stdout.Write([]byte{'\n'})
 		}
 		j.console.Warn(fmt.Sprintf("restarting (attempt %d): %s", attempt+1, next.why))
+		j.notify(notify.Restart, res, next.why)
 		if next.wait > 0 {
 			if sig, stopped := j.sleep(ctx, next.wait); stopped {
 				res.Cause, res.Signal = ptyproxy.Interrupted, sig
+				j.ended(res, nil)
 				return res, nil
 			}
 		}
@@ -259,8 +265,10 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
+	warn := &warner{j: j, log: logFile, next: j.OnStatus}
 	onSession := func(id string) {
 		logFile.Rename(id)
+		warn.session = id
 		if j.OnSession != nil {
 			j.OnSession(id)
 		}
@@ -286,14 +294,16 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		Log:         rec,
 		Console:     j.console,
 		OnSession:   onSession,
-		OnStatus:    j.OnStatus,
+		OnStatus:    warn.status,
 	})
 	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n}
 	if err != nil {
 		rec.Write(sessionlog.StartFailed{Error: err.Error()})
 		return res, err
 	}
+	j.notifyError(res)
 	if out.Cause == ptyproxy.Hung {
+		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
 	}
 	status := Status(out)

@@ -6,21 +6,34 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
 )
 
 // A Session is one session log at a glance.
 type Session struct {
 	ID         string `json:"id"` // "" when the agent never named its session
 	Start      string `json:"start"`
+	Agent      string `json:"agent,omitempty"`
+	Prompt     string `json:"prompt,omitempty"` // its first words; "" when it came on stdin
 	Outcome    string `json:"outcome"`
 	DurationMS int64  `json:"duration_ms"`
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	LogPath    string `json:"log_path"`
+	Hung       bool   `json:"hung,omitempty"`
 }
 
 // Sessions lists at most limit session logs in dir, newest first.
 // running names the logs of attempts running in this process now.
 func Sessions(dir string, limit int, running map[string]bool) []Session {
+	return sessions(dir, limit, running, false)
+}
+
+// Hangs lists at most limit sessions of dir that ended hung, newest first.
+func Hangs(dir string, limit int) []Session {
+	return sessions(dir, limit, nil, true)
+}
+
+func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []Session {
 	var out []Session
 	for _, p := range sessionlog.List(dir) {
 		if len(out) == limit {
@@ -30,14 +43,27 @@ func Sessions(dir string, limit int, running map[string]bool) []Session {
 		if err != nil {
 			continue // Pruned, or renamed by its session id, since the listing.
 		}
-		out = append(out, sessionOf(t, running[p], time.Now()))
+		si := sessionOf(t, running[p], time.Now())
+		if hungOnly && !si.Hung {
+			continue
+		}
+		out = append(out, si)
 	}
 	return out
 }
 
 // sessionOf summarizes one session log.
 func sessionOf(t *sessionlog.Timeline, running bool, now time.Time) Session {
-	si := Session{ID: t.SessionID, Start: t.Start.Format(time.RFC3339), LogPath: t.Path}
+	si := Session{ID: t.SessionID, Start: t.Start.Format(time.RFC3339), Agent: t.Agent, LogPath: t.Path}
+	if p, err := stream.ProfileNamed(t.Agent); err == nil {
+		si.Prompt = promptStart(p.Prompt(t.Argv))
+	}
+	e := t.Exit
+	if e == nil || e.Cause == "" {
+		// No exit record: an attempt still running, here or in another
+		// process (its writer holds the log), or a wrapper that was killed.
+		running = running || sessionlog.Running(t.Path)
+	}
 	end := now
 	if !running {
 		if fi, err := os.Stat(t.Path); err == nil {
@@ -45,21 +71,23 @@ func sessionOf(t *sessionlog.Timeline, running bool, now time.Time) Session {
 		}
 	}
 	si.DurationMS = end.Sub(t.Start).Milliseconds()
-	e := t.Exit
 	if e != nil && !running {
 		si.DurationMS = time.Duration(e.Duration).Milliseconds()
 		si.ExitStatus = e.Status
 	}
+	si.Hung = !running && e != nil && e.Cause == "hung"
 	switch {
 	case running:
 		si.Outcome = "running"
+	case t.Pid == 0 && startFailed(t):
+		si.Outcome = "start failed"
 	case e == nil || e.Cause == "":
-		// No exit record: a wrapper that was killed, or one still running
-		// in another process.
+		// Its agent is gone: the wrapper was killed (its agent dies with
+		// it), or the machine stopped.
 		si.Outcome = "unfinished"
-	case e.Cause == "hung" && t.Verdict != nil:
+	case si.Hung && t.Verdict != nil:
 		si.Outcome = "hung (" + t.Verdict.Reason.Kind + ")"
-	case e.Cause == "hung" || e.Cause == "cancelled" || e.Cause == "interrupted":
+	case si.Hung || e.Cause == "cancelled" || e.Cause == "interrupted":
 		si.Outcome = e.Cause
 	case e.Status != nil && *e.Status == 0:
 		si.Outcome = "ok"
@@ -69,4 +97,13 @@ func sessionOf(t *sessionlog.Timeline, running bool, now time.Time) Session {
 		si.Outcome = e.Cause
 	}
 	return si
+}
+
+func startFailed(t *sessionlog.Timeline) bool {
+	for _, n := range t.Notes {
+		if n.What == sessionlog.MsgStartFailed {
+			return true
+		}
+	}
+	return false
 }

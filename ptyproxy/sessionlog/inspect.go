@@ -25,6 +25,7 @@ type Timeline struct {
 	Cwd       string    `json:"cwd,omitempty"`
 	Argv      []string  `json:"argv,omitempty"`
 	Start     time.Time `json:"start"`
+	Pid       int       `json:"pid,omitempty"` // the agent's
 	Entries   []Entry   `json:"entries"`
 	Calls     []Call    `json:"tool_calls"`
 	Notes     []Entry   `json:"notes,omitempty"` // warnings, config changes
@@ -125,7 +126,12 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				t.Start = h.Time
 			}
 			at := Millis(h.Time.Sub(t.Start))
-			end = h.Time
+			switch rec.(type) {
+			case *NotifySent, *NotifyFailed:
+				// Delivered beside the run: they may come after the exit.
+			default:
+				end = h.Time
+			}
 			switch r := rec.(type) {
 			case *Command:
 				t.Argv, t.Agent = r.Argv, r.Agent
@@ -133,7 +139,9 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 					t.parse = p.Parse
 				}
 			case *Start:
-				t.Start = h.Time
+				t.Start, t.Pid = h.Time, r.Pid
+			case *StartFailed:
+				t.note(at, h.Msg, r.Error)
 			case *EventLine:
 				lines++
 				recv := time.UnixMilli(r.RecvTS)
@@ -175,6 +183,10 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				t.note(at, h.Msg, r.Command)
 			case *OnHangFailed:
 				t.note(at, h.Msg, r.Error)
+			case *NotifySent:
+				t.note(at, h.Msg, fmt.Sprintf("%s to %s", r.Event, r.Target))
+			case *NotifyFailed:
+				t.note(at, h.Msg, fmt.Sprintf("%s to %s: %s", r.Event, r.Target, r.Error))
 			case *LogDropped:
 				t.note(at, h.Msg, fmt.Sprintf("%d records", r.Records))
 			case *Restart:

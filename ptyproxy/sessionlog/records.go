@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"cursor-wrap/watchdog"
 )
@@ -164,6 +167,25 @@ type OnHangFailed struct {
 	Output  string `json:"output"`
 }
 
+// NotifySent is a notification delivered: a webhook answered 2xx (or had
+// the request when the run ended, Status 0), a desktop notifier exited 0.
+// It may come after the exit record: delivery runs beside the run.
+type NotifySent struct {
+	Event  string `json:"event"`
+	Target string `json:"target"` // a URL without its path, which holds its secret
+	Status int    `json:"status,omitempty"`
+	Tries  int    `json:"tries"`
+	MS     int64  `json:"ms"`
+}
+
+// NotifyFailed is a notification that could not be delivered.
+type NotifyFailed struct {
+	Event  string `json:"event"`
+	Target string `json:"target"`
+	Error  string `json:"error"`
+	Tries  int    `json:"tries"`
+}
+
 // Exit is how the attempt ended: its last record.
 type Exit struct {
 	Cause            string `json:"cause"`
@@ -242,6 +264,8 @@ const (
 	MsgConfigError      = "config_error"
 	MsgOnHang           = "on_hang"
 	MsgOnHangFailed     = "on_hang_failed"
+	MsgNotifySent       = "notify_sent"
+	MsgNotifyFailed     = "notify_failed"
 	MsgExit             = "exit"
 	MsgLogDropped       = "log_dropped"
 	MsgAgentError       = "agent_error"
@@ -265,6 +289,8 @@ func (ConfigReloaded) Msg() string   { return MsgConfigReloaded }
 func (ConfigError) Msg() string      { return MsgConfigError }
 func (OnHang) Msg() string           { return MsgOnHang }
 func (OnHangFailed) Msg() string     { return MsgOnHangFailed }
+func (NotifySent) Msg() string       { return MsgNotifySent }
+func (NotifyFailed) Msg() string     { return MsgNotifyFailed }
 func (Exit) Msg() string             { return MsgExit }
 func (LogDropped) Msg() string       { return MsgLogDropped }
 func (AgentErrorRecord) Msg() string { return MsgAgentError }
@@ -287,6 +313,8 @@ func (ConfigReloaded) Level() slog.Level   { return slog.LevelInfo }
 func (ConfigError) Level() slog.Level      { return slog.LevelWarn }
 func (OnHang) Level() slog.Level           { return slog.LevelInfo }
 func (OnHangFailed) Level() slog.Level     { return slog.LevelWarn }
+func (NotifySent) Level() slog.Level       { return slog.LevelInfo }
+func (NotifyFailed) Level() slog.Level     { return slog.LevelWarn }
 func (Exit) Level() slog.Level             { return slog.LevelInfo }
 func (LogDropped) Level() slog.Level       { return slog.LevelWarn }
 func (AgentErrorRecord) Level() slog.Level { return slog.LevelError }
@@ -311,6 +339,8 @@ var decoders = map[string]func() Record{
 	MsgConfigError:      func() Record { return &ConfigError{} },
 	MsgOnHang:           func() Record { return &OnHang{} },
 	MsgOnHangFailed:     func() Record { return &OnHangFailed{} },
+	MsgNotifySent:       func() Record { return &NotifySent{} },
+	MsgNotifyFailed:     func() Record { return &NotifyFailed{} },
 	MsgExit:             func() Record { return &Exit{} },
 	MsgLogDropped:       func() Record { return &LogDropped{} },
 	MsgAgentError:       func() Record { return &AgentErrorRecord{} },
@@ -385,6 +415,25 @@ func encode(t time.Time, rec Record) []byte {
 		return append(b, '\n')
 	}
 	return append(b, "}\n"...)
+}
+
+// Append writes one record, stamped now and redacted, at the end of the
+// log at path, which an attempt wrote and may still write: for records
+// that come after it ended. It never creates the file.
+func Append(path string, r *Redactor, rec Record) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sessionlog: %w", err)
+	}
+	// One write with O_APPEND: whole, after whatever the attempt wrote.
+	_, err = f.Write(r.Redact(encode(time.Now(), rec)))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sessionlog: %w", err)
+	}
+	return nil
 }
 
 // Events writes event records that AppendEvent built, many at once.

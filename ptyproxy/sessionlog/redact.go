@@ -71,8 +71,12 @@ func jsonEscape(b []byte) []byte {
 // SecretName reports whether an environment variable's name says it holds
 // a secret: a word of it (between underscores) such as KEY, TOKEN, SECRET,
 // PASSWORD, PASSWD, PASS, PAT, AUTH or CREDENTIALS, or PWD beside another
-// word (MYSQL_PWD; PWD alone is the working directory).
+// word (MYSQL_PWD; PWD alone is the working directory). The wrapper's own
+// CURSOR_WRAP_NOTIFY is one too: a webhook URL carries its secret.
 func SecretName(name string) bool {
+	if strings.EqualFold(name, "CURSOR_WRAP_NOTIFY") {
+		return true
+	}
 	words := strings.Split(strings.ToUpper(name), "_")
 	for _, w := range words {
 		switch {

@@ -10,12 +10,12 @@ import (
 func TestRedact(t *testing.T) {
 	t.Parallel()
 	args := []string{"-p", "--api-key", "key_live_0123456789", "--model", "m", "--api-key=other-secret-42", "prompt"}
-	env := []string{"PATH=/usr/bin", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst", "GITHUB_TOKEN=ghp_aaaabbbbcccc", "DB_PASSWORD=hunter2hunter", "MY_SECRET=x\"y\\zzzz", "SHORT_KEY=ab"}
+	env := []string{"PATH=/usr/bin", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst", "GITHUB_TOKEN=ghp_aaaabbbbcccc", "DB_PASSWORD=hunter2hunter", "MY_SECRET=x\"y\\zzzz", "SHORT_KEY=ab", "CURSOR_WRAP_NOTIFY=https://hooks.slack.com/services/T0/B0/abc"}
 	r := NewRedactor(args, env)
 	if got := fmt.Sprint(r.Args(args)); got != "[-p --api-key [REDACTED] --model m --api-key=[REDACTED] prompt]" {
 		t.Errorf("Args = %s", got)
 	}
-	if got := strings.Join(r.Env(env), " "); got != "PATH=/usr/bin OPENAI_API_KEY GITHUB_TOKEN DB_PASSWORD MY_SECRET SHORT_KEY" {
+	if got := strings.Join(r.Env(env), " "); got != "PATH=/usr/bin OPENAI_API_KEY GITHUB_TOKEN DB_PASSWORD MY_SECRET SHORT_KEY CURSOR_WRAP_NOTIFY" {
 		t.Errorf("Env = %s", got)
 	}
 	for in, want := range map[string]string{

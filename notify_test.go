@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hook is a webhook on 127.0.0.1 that keeps what it receives.
+type hook struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func newHook(t *testing.T) *hook {
+	h := &hook{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.bodies = append(h.bodies, body)
+		h.mu.Unlock()
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *hook) received() [][]byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bodies
+}
+
+// TestNotifyWebhook runs a hang, a restart and a success with a webhook
+// that asks for hang, restart and finish: it receives exactly those, each
+// with the run's fields, and no secret of the agent's arguments,
+// environment or prompt; the webhook's own secret path reaches no log.
+func TestNotifyWebhook(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	secrets := []string{"key-live-argument-123456", "sk-proj-from-the-env-0123456789", "sk-ant-in-the-prompt-987654321"}
+	marker := filepath.Join(t.TempDir(), "hung")
+	r := runWrapper(t, []string{"OPENAI_API_KEY=" + secrets[1], "CURSOR_WRAP_NOTIFY=" + h.URL + "/services/T0/B0/hook-secret",
+		steps("line", initLine, "hang-once", marker, "line", resultLine)}, nil, "--notify-on", "hang,restart,finish",
+		"--idle-timeout", "500ms", "--restarts", "1", "--", "--api-key", secrets[0], "-p", "fix the build, the key is "+secrets[2])
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var events []string
+	cwd, _ := os.Getwd()
+	for _, b := range h.received() {
+		for _, s := range secrets {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("secret %s sent: %s", s, b)
+			}
+		}
+		var m struct {
+			Text, Content, Event, Agent, Prompt, Cwd, Reason, Log, Resume string
+			SessionID                                                     string `json:"session_id"`
+			Time                                                          time.Time
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("body %s: %v", b, err)
+		}
+		// Deliveries run side by side; the events' order is their time's.
+		events = append(events, m.Time.UTC().Format("15:04:05.000000000")+" "+m.Event)
+		if m.Agent != "cursor" || m.SessionID != "s-1" || m.Prompt != "fix the build, the key is sk-[REDACTED]" || m.Cwd != cwd ||
+			m.Reason == "" || !strings.HasPrefix(m.Log, r.logDir) || m.Text == "" || m.Content != m.Text ||
+			!strings.HasPrefix(m.Resume, "cursor-wrap --agent cursor -- ") || !strings.Contains(m.Resume, "--api-key [REDACTED]") ||
+			!strings.HasSuffix(m.Resume, "--resume s-1 -- continue") {
+			t.Errorf("%s notification: %s", m.Event, b)
+		}
+	}
+	slices.Sort(events)
+	for i := range events {
+		_, events[i], _ = strings.Cut(events[i], " ")
+	}
+	if strings.Join(events, ",") != "hang,restart,finish" {
+		t.Fatalf("events %q, want hang, restart, finish", events)
+	}
+	// Each delivery is recorded in its attempt's log, as it ends; inspect
+	// shows it.
+	target := h.URL + "/…"
+	var sent []string
+	for _, rec := range readLogs(t, r.logDir) {
+		if rec.Msg == "notify_sent" {
+			sent = append(sent, rec.Event+" to "+rec.Target)
+		}
+	}
+	slices.Sort(sent)
+	if strings.Join(sent, "; ") != "finish to "+target+"; hang to "+target+"; restart to "+target {
+		t.Errorf("notify_sent records %q", sent)
+	}
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "*.jsonl"))
+	for _, l := range append(logs, "") {
+		data := r.stderr
+		if l != "" {
+			data, _ = os.ReadFile(l)
+		}
+		if bytes.Contains(data, []byte("hook-secret")) {
+			t.Errorf("the webhook's secret is in %s", cmp.Or(l, "stderr"))
+		}
+	}
+	out, err := exec.Command(wrapperBin, "inspect", "--last", "--log-dir", r.logDir).Output()
+	if err != nil || !regexp.MustCompile(`note +\+[0-9.]+s notify_sent: finish to `+regexp.QuoteMeta(target)).Match(out) {
+		t.Errorf("inspect: %v\n%s", err, out)
+	}
+}
+
+// TestNotifyCostsNothing: a webhook that takes the request and never
+// answers, or one that refuses, leaves the exit status as it is and costs
+// the end of the run at most notify.AnswerWait (100ms), measured from the
+// exit record to the wrapper's exit against a run without notifications.
+func TestNotifyCostsNothing(t *testing.T) {
+	t.Parallel()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	refused := "http://" + ln.Addr().String() + "/hook"
+	ln.Close()
+	stop := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-stop }))
+	defer hanging.Close()
+	defer close(stop)
+	lag := func(notify ...string) (time.Duration, []logRecord) {
+		t.Helper()
+		cmd := exec.Command(wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", t.TempDir(), "--idle-timeout", "300ms"}, notify...)...)
+		logDir := cmd.Args[4]
+		cmd.Args = append(cmd.Args, "--", "line", initLine, "hang")
+		cmd.Env = testEnv()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		exited := time.Now()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 124 {
+			t.Fatalf("%v: %v\n%s", notify, err, stderr.Bytes())
+		}
+		recs := readLogs(t, logDir)
+		exit, _ := find(recs, "exit")
+		return exited.Sub(exit.Time), recs
+	}
+	// The least of a few runs: the machine's noise only adds.
+	least := func(notify ...string) (best time.Duration, recs []logRecord) {
+		for i := range 3 {
+			d, r := lag(notify...)
+			if i == 0 || d < best {
+				best, recs = d, r
+			}
+		}
+		return best, recs
+	}
+	base, _ := least()
+	slow, slowRecs := least("--notify", hanging.URL)
+	down, downRecs := least("--notify", refused)
+	t.Logf("from the exit record to the exit: %v without notifications, %v with a server that never answers, %v with one that refuses", base, slow, down)
+	if slow-base > 100*time.Millisecond+50*time.Millisecond {
+		t.Errorf("a server that never answers cost %v, want at most 100ms", slow-base)
+	}
+	if down-base > 50*time.Millisecond {
+		t.Errorf("a server that refuses cost %v", down-base)
+	}
+	if r, ok := find(slowRecs, "notify_sent"); !ok || r.Status != 0 || r.Event != "hang" {
+		t.Errorf("never answered: %+v", r)
+	}
+	if r, ok := find(downRecs, "notify_failed"); !ok || !strings.Contains(r.Error, "connection refused; the run ended before the retry") {
+		t.Errorf("refused: %+v", r)
+	}
+}
+
+// TestNotifyDesktop shows the desktop notification through notify-send,
+// a fake one on PATH; without one, one stderr line says so, whatever the
+// number of events, and the exit status is the run's.
+func TestNotifyDesktop(t *testing.T) {
+	t.Parallel()
+	bin, out := t.TempDir(), filepath.Join(t.TempDir(), "notify-send.args")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '" + out + "'\n"
+	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runWrapper(t, []string{"PATH=" + bin + ":" + os.Getenv("PATH"), steps("line", initLine, "line", resultLine)}, nil, "--notify", "desktop", "--notify-on", "finish", "--", "-p", "say hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	args, _ := os.ReadFile(out)
+	if !regexp.MustCompile(`^--app-name=cursor-wrap\ncursor-wrap: cursor run ended\ncursor-wrap: cursor run ended: finished \(exit 0\)\. Session s-1 in \S+, prompt "say hi"\n$`).Match(args) {
+		t.Errorf("notify-send got %q", args)
+	}
+
+	r = runWrapper(t, []string{"PATH=" + t.TempDir()}, nil, "--notify", "desktop", "--notify-on", "hang,finish", "--idle-timeout", "300ms", "--", "line", initLine, "hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := bytes.Count(r.stderr, []byte("cursor-wrap: warning: desktop notifications skipped: no desktop notifier: neither notify-send nor osascript is on PATH\n")); n != 1 {
+		t.Errorf("%d lines say the desktop is skipped:\n%s", n, r.stderr)
+	}
+	failed := 0
+	for _, rec := range readLogs(t, r.logDir) {
+		if rec.Msg == "notify_failed" && rec.Target == "desktop" {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d notify_failed records, want 2 (hang, finish)", failed)
+	}
+}

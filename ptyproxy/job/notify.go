@@ -1,0 +1,162 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+// notices are a run's notifications: the events notify_on names, told
+// from the attempts' results, masked like the log, and sent to the notify
+// targets beside the run by package notify.
+type notices struct {
+	once   sync.Once
+	sender *notify.Sender
+	// noDesktop is set once the console said desktop notifications are
+	// skipped.
+	noDesktop atomic.Bool
+}
+
+func (j *Job) sender() *notify.Sender {
+	j.init()
+	j.notes.once.Do(func() {
+		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Shell: ptyproxy.RunHook, Report: j.delivered}
+	})
+	return j.notes.sender
+}
+
+// notify sends ev about the attempt res, with its reason in words, when
+// notify names a target and notify_on names ev. It returns at once.
+func (j *Job) notify(ev notify.Event, res Result, reason string) {
+	cfg := j.Live.Config()
+	if !wants(cfg, ev) {
+		return
+	}
+	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: reason, Log: res.LogPath, Time: time.Now()}
+	if m.Cwd == "" {
+		m.Cwd, _ = os.Getwd()
+	}
+	if p := j.Cmd.Profile; p != nil {
+		m.Agent = p.Name
+		m.Prompt = promptStart(p.Prompt(j.Cmd.Args))
+		if res.SessionID != "" && p.CanResume() {
+			m.Resume = resumeCommand(p, j.Cmd.Args, res.SessionID, cfg.RestartPrompt)
+		}
+	}
+	j.sender().Send(cfg.Notify, m)
+}
+
+func wants(cfg Config, ev notify.Event) bool {
+	return len(cfg.Notify) > 0 && slices.Contains(cfg.NotifyOn, string(ev))
+}
+
+// notifyError tells that the agent stopped on an error it stated (an
+// agent_error record: a rate limit, no login, …), once per attempt.
+func (j *Job) notifyError(res Result) {
+	if e := res.AgentError; e != nil {
+		j.notify(notify.Error, res, string(e.Kind)+": "+e.Message)
+	}
+}
+
+// ended tells of the run's end (finish), then gives the deliveries in
+// flight a bounded time to get out before the caller exits
+// (notify.Sender.Wait: at most notify.ExitWait, and notify.AnswerWait for
+// a server that took the request and does not answer).
+func (j *Job) ended(res Result, err error) {
+	reason := outcomeWords(res.Outcome)
+	if err != nil {
+		reason = "the agent could not be started: " + err.Error()
+	}
+	j.notify(notify.Finish, res, reason)
+	j.sender().Wait()
+}
+
+// delivered logs how a delivery ended: a record in its attempt's log (after
+// the attempt's own records, when it came late), and a console line when
+// it failed; a missing desktop notifier is said once a run.
+func (j *Job) delivered(r notify.Result) {
+	var rec sessionlog.Record = sessionlog.NotifySent{Event: string(r.Event), Target: r.Target, Status: r.Status, Tries: r.Tries, MS: r.Took.Milliseconds()}
+	if r.Err != nil {
+		rec = sessionlog.NotifyFailed{Event: string(r.Event), Target: r.Target, Error: r.Err.Error(), Tries: r.Tries}
+		switch {
+		case !errors.Is(r.Err, notify.ErrNoDesktop):
+			j.console.Warn(fmt.Sprintf("%s notification to %s failed: %v", r.Event, r.Target, r.Err))
+		case !j.notes.noDesktop.Swap(true):
+			j.console.Warn("desktop notifications skipped: " + r.Err.Error())
+		}
+	}
+	if r.Log != "" {
+		// A log that cannot take it was reported when it failed.
+		_ = sessionlog.Append(r.Log, j.redact, rec)
+	}
+}
+
+// A warner tells of an attempt's hang warnings: the verdict turning to
+// warn (the loop's "hang imminent" warning record), as the loop reports
+// it to OnStatus. It runs on the loop's goroutine, so it only starts the
+// notification.
+type warner struct {
+	j       *Job
+	log     *sessionlog.File
+	next    func(ptyproxy.Status) // the job's own OnStatus
+	session string
+	warned  bool
+}
+
+func (w *warner) status(st ptyproxy.Status) {
+	if w.next != nil {
+		w.next(st)
+	}
+	warn := st.Verdict == watchdog.Warn
+	if warn && !w.warned && wants(w.j.Live.Config(), notify.Warn) {
+		res := Result{Outcome: ptyproxy.Outcome{SessionID: w.session}}
+		reason := "no output for " + watchdog.Round(st.Reason.Silence) + "; the agent will be stopped in " + watchdog.Round(st.Reason.DueIn) + " unless it speaks"
+		go func() {
+			res.LogPath = w.log.Path() // Waits for the file to be created.
+			w.j.notify(notify.Warn, res, reason)
+		}()
+	}
+	w.warned = warn
+}
+
+// promptWords bounds the prompt's start shown in a notification or a
+// sessions line.
+const promptWords = 60
+
+// promptStart returns the first words of a prompt, on one line.
+func promptStart(prompt string) string {
+	s := strings.Join(strings.Fields(prompt), " ")
+	if r := []rune(s); len(r) > promptWords {
+		s = string(r[:promptWords-1]) + "…"
+	}
+	return s
+}
+
+// resumeCommand is the wrapper command that resumes session id, as a
+// restart would.
+func resumeCommand(p *stream.Profile, args []string, id, prompt string) string {
+	words := []string{"cursor-wrap", "--agent", p.Name, "--"}
+	for _, a := range p.Resume(args, id, prompt) {
+		words = append(words, shellWord(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellWord quotes a word for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
