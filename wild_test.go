@@ -101,3 +101,19 @@ func TestWildTextModeBusy(t *testing.T) {
 		t.Errorf("exit %d after %v; stderr %s", r.code, r.took, r.stderr)
 	}
 }
+
+// TestWildFallbackModels: a restart after a hang moves to the next of
+// fallback_models, and the summary says which model answered.
+func TestWildFallbackModels(t *testing.T) {
+	t.Parallel()
+	once := filepath.Join(t.TempDir(), "once")
+	r := runWrapper(t, []string{steps("args", "line", initLine, "hang-once", once, "line", `{"type":"result","subtype":"success","result":"done"}`)}, nil,
+		"--restarts", "1", "--idle-timeout", "1s", "--fallback-models", "model-b,model-c", "--", "fix it")
+	if r.code != 0 || !bytes.Contains(r.stderr, []byte("with the next fallback model, model-b")) || !bytes.Contains(r.stderr, []byte(`answer "done" from fallback model model-b`)) {
+		t.Errorf("exit %d; stderr %s", r.code, r.stderr)
+	}
+	// The second attempt's command line asks for model-b.
+	if !bytes.Contains(r.stdout, []byte(`"--model","model-b"`)) {
+		t.Errorf("stdout %s", r.stdout)
+	}
+}

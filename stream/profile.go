@@ -209,6 +209,41 @@ func (p *Profile) Prompt(args []string) string {
 	return strings.Join(words, " ")
 }
 
+// Model returns the model args ask for, "" for the agent's default.
+func (p *Profile) Model(args []string) string {
+	v, _ := p.flagValue(args, p.modelFlags...)
+	return v
+}
+
+// WithModel returns args asking for model instead of the model they name,
+// if any: the model flags and their values go, and the profile's model
+// flag is added where direct mode adds its flags (after the subcommand).
+// A profile without a model flag gets args back.
+func (p *Profile) WithModel(args []string, model string) []string {
+	if len(p.modelFlags) == 0 {
+		return slices.Clone(args)
+	}
+	var out []string
+	scanned := p.scan(args)
+	at := 0
+	for i, a := range scanned {
+		if a.flag == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		isModel := a.flag != "" && slices.Contains(p.modelFlags, a.flag)
+		ofModel := a.value && slices.Contains(p.modelFlags, scanned[idxFlag(scanned, i)].flag)
+		if isModel || ofModel {
+			continue
+		}
+		out = append(out, args[i])
+		if a.sub {
+			at = len(out)
+		}
+	}
+	return slices.Insert(out, at, p.modelFlags[0], model)
+}
+
 // A Mode is how much of an agent run the wrapper can watch.
 type Mode int
 

@@ -93,3 +93,22 @@ func TestResume(t *testing.T) {
 		}
 	}
 }
+
+func TestWithModel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    *Profile
+		args []string
+		want []string
+	}{
+		{Cursor, []string{"--print", "--model", "gpt-5", "fix it"}, []string{"--model", "sonnet-4", "--print", "fix it"}},
+		{Cursor, []string{"-p", "-m=gpt-5", "--", "--model x"}, []string{"--model", "sonnet-4", "-p", "--", "--model x"}},
+		{Cursor, []string{"-p", "fix it"}, []string{"--model", "sonnet-4", "-p", "fix it"}},
+		{Codex, []string{"exec", "--json", "--model", "o3", "fix it"}, []string{"exec", "--model", "sonnet-4", "--json", "fix it"}},
+	} {
+		got := tc.p.WithModel(tc.args, "sonnet-4")
+		if !slices.Equal(got, tc.want) || tc.p.Model(got) != "sonnet-4" {
+			t.Errorf("%s WithModel(%q) = %q, want %q", tc.p.Name, tc.args, got, tc.want)
+		}
+	}
+}

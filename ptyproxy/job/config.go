@@ -21,21 +21,22 @@ import (
 type Config struct {
 	watchdog.Thresholds
 
-	TickInterval  time.Duration
-	KillGrace     time.Duration
-	Restarts      int
-	RestartPrompt string
-	LogDir        string
-	LogLevel      string
-	LogKeep       int
-	Status        bool
-	OnHang        string
-	KeepOrphans   bool
-	Notify        []string // targets: "desktop" or a webhook URL
-	NotifyOn      []string // events, of notify.Events
-	Agent         string
-	AgentBin      string
-	MCP           MCPConfig
+	TickInterval   time.Duration
+	KillGrace      time.Duration
+	Restarts       int
+	RestartPrompt  string
+	LogDir         string
+	LogLevel       string
+	LogKeep        int
+	Status         bool
+	OnHang         string
+	KeepOrphans    bool
+	Notify         []string // targets: "desktop" or a webhook URL
+	NotifyOn       []string // events, of notify.Events
+	FallbackModels []string // the models restarts move to, in turn
+	Agent          string
+	AgentBin       string
+	MCP            MCPConfig
 
 	sources map[string]Source
 }
@@ -108,6 +109,7 @@ var Settings = []Setting{
 	{"keep_orphans", "leave running what the agent leaves behind when it exits by itself (servers started on purpose); they are stopped otherwise", func(c *Config) any { return &c.KeepOrphans }},
 	{"notify", "where to send notifications: desktop, or webhook URLs (Slack, Discord, Mattermost, ntfy); comma-separated as a flag or variable", func(c *Config) any { return &c.Notify }},
 	{"notify_on", "the events that notify: hang, error, restart, finish, warn", func(c *Config) any { return &c.NotifyOn }},
+	{"fallback_models", "models a restart after a hang or a rate limit moves to, in turn (--model); comma-separated as a flag or variable", func(c *Config) any { return &c.FallbackModels }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
 }

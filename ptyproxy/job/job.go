@@ -82,6 +82,9 @@ type Result struct {
 	ptyproxy.Outcome
 	LogPath  string
 	Attempts int
+	// Model is the model the last attempt asked for, when it was one of
+	// fallback_models rather than the run's own.
+	Model string
 }
 
 // Run runs attempts until one ends without a hang or the restarts are
@@ -105,7 +108,7 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		first, _ = stdin.reader()
 	}
 	args, why := j.Cmd.Args, ""
-	restarts := 0
+	restarts, fallbacks := 0, 0
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, attempt, why, args, first)
 		if err != nil {
@@ -113,6 +116,9 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 			return res, err
 		}
 		next, ok := j.next(res, args, stdin, &restarts)
+		if ok {
+			next.args, next.why = j.fallback(next, res, &fallbacks)
+		}
 		if !ok {
 			j.ended(res, nil)
 			return res, nil
@@ -188,6 +194,19 @@ func (j *Job) next(res Result, args []string, stdin *replay, restarts *int) (res
 	r, ok := j.rerun(stdin, what+"; "+cannot)
 	r.wait = wait
 	return r, ok
+}
+
+// fallback moves a restart after a hang or a rate limit to the next of
+// fallback_models, if any is left, and says so.
+func (j *Job) fallback(next restart, res Result, used *int) ([]string, string) {
+	models := j.Live.Config().FallbackModels
+	rateLimited := res.AgentError != nil && res.AgentError.Kind == stream.RateLimit
+	if *used >= len(models) || res.Cause != ptyproxy.Hung && !rateLimited {
+		return next.args, next.why
+	}
+	model := models[*used]
+	*used++
+	return j.Cmd.Profile.WithModel(next.args, model), next.why + fmt.Sprintf("; with the next fallback model, %s", model)
 }
 
 // rerun is a restart that runs the original command again, with all of
@@ -297,6 +316,9 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		OnStatus:    warn.status,
 	})
 	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n}
+	if m := j.Cmd.Profile.Model(args); m != j.Cmd.Profile.Model(j.Cmd.Args) {
+		res.Model = m
+	}
 	if err != nil {
 		rec.Write(sessionlog.StartFailed{Error: err.Error()})
 		return res, err

@@ -20,6 +20,9 @@ func Summary(r Result) string {
 	}
 	if out.Answer != "" {
 		s += fmt.Sprintf("; answer %q", stream.FirstLine(out.Answer, 60))
+		if r.Model != "" {
+			s += " from fallback model " + r.Model
+		}
 	}
 	if n := len(out.Leftovers); n > 0 {
 		verb := "stopped"
