@@ -25,7 +25,7 @@ var completionCases = []struct {
 }{
 	{[]string{"--idle"}, []string{"--idle-timeout"}},
 	{[]string{"insp"}, []string{"inspect"}},
-	{[]string{"--st"}, []string{"--status"}},
+	{[]string{"--sta"}, []string{"--status"}},
 	{[]string{"--status", "--agent-b"}, []string{"--agent-bin"}},
 	{[]string{"--log-level", ""}, []string{"debug", "error", "info", "warn"}},
 	{[]string{"--agent", "c"}, []string{"claude", "codex", "cursor"}},
