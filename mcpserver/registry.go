@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Bounds on the runs a server keeps (docs/mcp-background.md). A run that
+// Bounds on the runs a server keeps (docs/mcp.md). A run that
 // runs or waits for a slot is kept until it ends; then a start_agent run's
 // result is kept for wait_agent until keepFor has passed or keepEnded
 // newer results are kept, whichever comes first. A run_agent run is
