@@ -46,8 +46,8 @@ func runRaw(t *testing.T, env []string, args ...string) result {
 
 // TestAliasKeepsTheStatus types the most common calls in each shell, the
 // agent answering in text, in json, and in stream-json with no result: each
-// is watched (a log proves it) and exits with the agent's own status, as
-// it does without the wrapper.
+// is watched (a log proves it), exits with the agent's own status and
+// shows nothing of the wrapper, as without it.
 func TestAliasKeepsTheStatus(t *testing.T) {
 	t.Parallel()
 	for _, sh := range shells {
@@ -62,7 +62,7 @@ func TestAliasKeepsTheStatus(t *testing.T) {
 				program.WriteString("cursor-agent " + call + `; echo "rc=` + status + `"` + "\n")
 			}
 			out, stderr, logDir := inShell(t, sh, agentBin, []string{steps("line", "Hello! How can I help?")}, program.String())
-			if want := strings.Repeat("Hello! How can I help?\nrc=0\n", 3); string(out) != want {
+			if want := strings.Repeat("Hello! How can I help?\nrc=0\n", 3); string(out) != want || len(stderr) != 0 {
 				t.Errorf("stdout %q, want %q; stderr:\n%s", out, want, stderr)
 			}
 			if logs, _ := filepath.Glob(filepath.Join(logDir, "cursor-wrap-*.jsonl")); len(logs) != 3 {

@@ -102,7 +102,13 @@ func wrap(args []string) int {
 	if err != nil {
 		return fail(job.StartStatus(err), "%v", err)
 	}
-	j.Logger().Info(cmd.Summary(res))
+	if o.alias && res.Cause == ptyproxy.Exited {
+		// Through the shell functions an agent that ended by itself shows
+		// nothing of the wrapper, as without it; the log has the run.
+		j.Logger().Debug(cmd.Summary(res))
+	} else {
+		j.Logger().Info(cmd.Summary(res))
+	}
 	if next := cmd.NextStep(res, inspectCommand(res.LogPath)); next != "" {
 		j.Logger().Info(next)
 	}

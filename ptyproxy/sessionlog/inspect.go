@@ -400,7 +400,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		if e.Status != nil {
 			p("; wrapper status %d (%s)", *e.Status, e.Cause)
 		}
-		p("; %d lines, %d tool calls, %d stderr lines\n", e.Lines, e.ToolCalls, e.StderrLine)
+		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
 	}
 	if t.Answer != "" {
 		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
@@ -408,6 +408,14 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	if s := t.Stopped; s != nil {
 		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
 	}
+}
+
+// count writes n things: "1 tool call", "2 tool calls".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func stamp(d Millis) string { return fmt.Sprintf("+%.3fs", time.Duration(d).Seconds()) }
