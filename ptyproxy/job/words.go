@@ -103,8 +103,12 @@ func (c Command) NextStep(r Result, inspect string) string {
 // ran), then its resume argument and the id.
 func (c Command) ResumeCommand(id string) string {
 	args := c.Profile.Resume(nil, id, "")
+	// No prompt: the agent asks for one. Nor the "--" that would mark it.
 	if n := len(args); n > 0 && args[n-1] == "" {
-		args = args[:n-1] // no prompt: the agent asks for one
+		args = args[:n-1]
+	}
+	if n := len(args); n > 0 && args[n-1] == "--" {
+		args = args[:n-1]
 	}
 	words := []string{shellQuote(filepath.Base(c.Path))}
 	for _, a := range args {
