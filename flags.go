@@ -236,10 +236,11 @@ func shellWords(args []string) string {
 
 // otherEnv are the wrapper's environment variables that are not settings:
 // the config file's path, the shell functions' switch and their word to
-// the wrapper, the depth guard, the attempt marker, and what an on_hang
-// command is given (a hook may run cursor-wrap again).
+// the wrapper, the depth guard, the attempt marker, and what an on_hang or
+// a notification command is given (it may run cursor-wrap again).
 var otherEnv = []string{job.EnvPrefix + "CONFIG", job.EnvPrefix + "DISABLE", shellhook.FuncEnv, shellhook.DepthEnv,
-	ptyproxy.MarkerEnv, job.EnvPrefix + "LOG", job.EnvPrefix + "SESSION_ID", job.EnvPrefix + "EXIT"}
+	ptyproxy.MarkerEnv, job.EnvPrefix + "LOG", job.EnvPrefix + "SESSION_ID", job.EnvPrefix + "EXIT",
+	job.EnvPrefix + "NOTIFY_TITLE", job.EnvPrefix + "NOTIFY_TEXT"}
 
 // unknownEnv says, for each variable of environ named like the wrapper's
 // that the wrapper does not read, that it does nothing, and the one meant
