@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"cursor-wrap/ptyproxy/job"
@@ -16,14 +19,23 @@ import (
 // shellInit prints the shell functions: cursor-wrap shell-init SHELL [--agents a,b].
 func shellInit(args []string) int {
 	fs := flag.NewFlagSet("shell-init", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	agents := fs.String("agents", "cursor", "agents to define functions for, comma-separated: "+strings.Join(shellhook.Agents(), ", "))
+	usageLine := fmt.Sprintf("usage: cursor-wrap shell-init %s [--agents %s]", strings.Join(shellhook.Shells(), "|"), strings.Join(shellhook.Agents(), ","))
 	shell, rest := "", args
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		shell, rest = rest[0], rest[1:]
 	}
-	if err := fs.Parse(rest); err != nil || fs.NArg() > 0 || shell == "" {
-		return fail(job.ExitUsage, "usage: cursor-wrap shell-init %s [--agents %s]", strings.Join(shellhook.Shells(), "|"), strings.Join(shellhook.Agents(), ","))
+	_, err := parseArgs(fs, rest, "shell-init")
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0
+	case err != nil:
+		return fail(job.ExitUsage, "shell-init: %v", err)
+	case shell == "":
+		return fail(job.ExitUsage, "shell-init: which shell? %s", usageLine)
+	case fs.NArg() > 0:
+		return fail(job.ExitUsage, "shell-init: unexpected %q\n%s", fs.Arg(0), usageLine)
 	}
 	var names []string
 	for _, a := range strings.Split(*agents, ",") {
@@ -44,10 +56,17 @@ func shellInit(args []string) int {
 func configCmd(args []string) int {
 	var o options
 	fs := newFlagSet(&o)
-	fs.SetOutput(io.Discard)
 	initFile := fs.Bool("init", false, "write a commented config file with the defaults (never overwrites)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return fail(job.ExitUsage, "usage: cursor-wrap config [--init] [--config FILE] [flags]")
+	const usageLine = "usage: cursor-wrap config [--init] [--config FILE] [flags]"
+	_, err := parseArgs(fs, args, "config")
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0
+	case err != nil:
+		return fail(job.ExitUsage, "config: %v", err)
+	case fs.NArg() > 0:
+		return fail(job.ExitUsage, "config: unexpected %q\n%s", fs.Arg(0), usageLine)
 	}
 	if *initFile {
 		path := o.config
@@ -101,4 +120,50 @@ func quoteValue(cfg job.Config, key string) string {
 		return v
 	}
 	return fmt.Sprintf("%q", v)
+}
+
+// version prints the version: cursor-wrap version, or --version.
+func version(args []string) int {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Println("usage: cursor-wrap version (or --version): the version, and for a build from a checkout its commit")
+		return 0
+	case len(args) > 0:
+		return fail(job.ExitUsage, "usage: cursor-wrap version (it takes no arguments)")
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Println(versionText(bi))
+	return 0
+}
+
+// pseudoVersion matches the version Go makes up for a build that is not
+// at a tag: v0.0.0-20251126063100-fc58e00c1234.
+var pseudoVersion = regexp.MustCompile(`-\d{14}-[0-9a-f]{12}`)
+
+// versionText is the version line: the module's version from the build
+// info, "devel" for a build from a checkout that is not at a tag, with the
+// commit and whether the tree had changes in it, and the Go that built it.
+func versionText(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "cursor-wrap (no build information), " + runtime.Version()
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" || pseudoVersion.MatchString(v) {
+		v = "devel"
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	s := "cursor-wrap " + v
+	if rev := settings["vcs.revision"]; rev != "" {
+		s += ", commit " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			s += " with uncommitted changes"
+		}
+		if t := settings["vcs.time"]; t != "" {
+			s += " (" + t + ")"
+		}
+	}
+	return s + ", " + bi.GoVersion + " " + runtime.GOOS + "/" + runtime.GOARCH
 }

@@ -22,6 +22,7 @@ var subcommands = []struct{ name, doc string }{
 	{"mcp", "serve watched agents to MCP clients on stdio"},
 	{"demo", "watch a normal run and a hang"},
 	{"completion", "print shell completions for cursor-wrap"},
+	{"version", "print the version"},
 	{"help", "print the usage"},
 }
 
@@ -30,6 +31,7 @@ var subcommands = []struct{ name, doc string }{
 var flagValues = map[string]valueKind{
 	"log-level": {words: []string{"debug", "info", "warn", "error"}},
 	"notify-on": {words: notify.Names(notify.Events)},
+	"stdin":     {words: []string{"auto", "close"}},
 	"agent":     {words: shellhook.Agents()},
 	"config":    {file: true},
 	"agent-bin": {file: true},
@@ -74,6 +76,9 @@ func completion(args []string) int {
 	}
 	var script string
 	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Println(completionUsage)
+		return 0
 	case "bash":
 		script = bashCompletion()
 	case "zsh":

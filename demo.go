@@ -25,8 +25,12 @@ var demoTranscript []byte
 // demo runs the wrapper against its fake agent twice, a normal session and
 // a hang, and narrates on stderr what it saw and decided, with timings.
 func demo(args []string) int {
-	if len(args) > 0 {
-		return fail(job.ExitUsage, "usage: cursor-wrap demo")
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Println("usage: cursor-wrap demo: runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided")
+		return 0
+	case len(args) > 0:
+		return fail(job.ExitUsage, "usage: cursor-wrap demo (it takes no arguments)")
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -58,9 +62,9 @@ func demo(args []string) int {
 	say("1. A normal session: a cursor-agent transcript replayed at 10x speed.")
 	cfg := job.DefaultConfig()
 	cfg.LogDir, cfg.ExitGrace, cfg.KillGrace, cfg.LogKeep = dir, time.Second, time.Second, 0
-	out1 := demoRun(self, cfg, stdout, say, "replay", transcript, "10")
+	out1, status1 := demoRun(self, cfg, stdout, say, "replay", transcript, "10")
 	say("   => exit status %d, %d lines forwarded byte for byte, %d tool calls, longest silence %s.",
-		job.Status(out1.Outcome), out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
+		status1, out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
 	say("")
 
 	cfg.IdleTimeout, cfg.ToolGrace = 2*time.Second, time.Second
@@ -68,22 +72,23 @@ func demo(args []string) int {
 	say("   because a tool is running. Then the agent stops talking with nothing running.")
 	say("   Thresholds: idle %s, tool grace %s, kill grace %s.", cfg.IdleTimeout, cfg.ToolGrace, cfg.KillGrace)
 	const sid = "7d3f0c2e-demo-4b1a-9e55-hang00000001"
-	out2 := demoRun(self, cfg, stdout, say,
+	_, status2 := demoRun(self, cfg, stdout, say,
 		"line", `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/work","session_id":"`+sid+`","model":"Auto","permissionMode":"default"}`,
 		"line", `{"type":"tool_call","subtype":"started","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"args":{"command":"make integration","timeout":3000}}},"session_id":"`+sid+`"}`,
 		"sleep", "2500ms",
 		"line", `{"type":"tool_call","subtype":"completed","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"`+sid+`"}`,
 		"setsid-child", "hang")
-	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", job.Status(out2.Outcome))
+	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", status2)
 	return 0
 }
 
-// demoRun runs the fake agent once through the job and narrates it.
-func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...any), steps ...string) job.Result {
+// demoRun runs the fake agent once through the job, narrates it, and
+// returns how it ended and the wrapper's exit status for it.
+func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...any), steps ...string) (job.Result, int) {
 	n := &narrator{say: say, start: time.Now(), idle: cfg.IdleTimeout}
 	j := &job.Job{
 		Cmd: job.Command{Profile: stream.Cursor, Path: self, Args: append([]string{fakeagent.Subcommand}, steps...),
-			Env: os.Environ(), Mode: stream.Events},
+			Env: os.Environ(), Mode: stream.Events, Direct: true},
 		Live: job.NewLive(cfg), Stdout: stdout, Stderr: os.Stderr, Tap: n, NoRestart: true,
 	}
 	res, err := j.Run(context.Background())
@@ -91,7 +96,7 @@ func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...
 		say("   could not start the fake agent: %v", err)
 	}
 	say("   Log: %s", filepath.Base(res.LogPath))
-	return res
+	return res, j.Cmd.Status(res.Outcome)
 }
 
 // narrator turns session log records into sentences.

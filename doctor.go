@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -25,19 +27,30 @@ import (
 func doctor(args []string) int {
 	var o options
 	fs := newFlagSet(&o)
-	fs.SetOutput(io.Discard)
 	shell := fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return fail(job.ExitUsage, "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]")
+	const usageLine = "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]"
+	_, err := parseArgs(fs, args, "doctor")
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0
+	case err != nil:
+		return fail(job.ExitUsage, "doctor: %v", err)
+	case fs.NArg() > 0:
+		return fail(job.ExitUsage, "doctor: unexpected %q\n%s", fs.Arg(0), usageLine)
 	}
 	ok := true
+	// check prints a ✓ or a ✗ with its fix ("" when what says it).
 	check := func(good bool, what, fix string) {
 		if good {
 			fmt.Printf("✓ %s\n", what)
 			return
 		}
 		ok = false
-		fmt.Printf("✗ %s\n    fix: %s\n", what, fix)
+		fmt.Printf("✗ %s\n", what)
+		if fix != "" {
+			fmt.Printf("    fix: %s\n", fix)
+		}
 	}
 
 	cfg, file, err := job.Load(o.config, o.settings)
@@ -60,6 +73,10 @@ func doctor(args []string) int {
 		check(true, "config: "+path+" is valid; set: "+orNone(strings.Join(set, ", ")), "")
 	}
 
+	for _, w := range unknownEnv(os.Environ()) {
+		check(false, w, "unset it, or give it the setting's name: `cursor-wrap config` lists them")
+	}
+
 	cmd, err := job.Resolve(cfg, job.Request{Alias: true})
 	profile, bin := cmd.Profile, cmd.Path
 	if profile == nil {
@@ -67,7 +84,8 @@ func doctor(args []string) int {
 	}
 	funcs, _ := shellhook.Binaries(profile.Name, "")
 	if err != nil {
-		check(false, "agent: "+err.Error(), "install "+funcs[0]+", or set agent_bin in "+path)
+		// The error says how to install the agent or point agent_bin at it.
+		check(false, err.Error(), "")
 	} else {
 		version := firstLine(runFor(5*time.Second, bin, "--version"))
 		check(true, "agent: "+bin+" ("+orNone(version)+")", "")
@@ -76,6 +94,12 @@ func doctor(args []string) int {
 	checkShell(check, *shell, funcs[0])
 
 	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
+	if old := job.OldLogDir(); cfg.Source("log_dir") == job.FromDefault && cfg.LogDir == old {
+		// Not a failure: the logs are written. But they are not where the
+		// docs say, and the move is the user's to make.
+		fmt.Printf("! session logs go to %s, where earlier versions wrote them, as long as it exists; the place for them is now %s\n    move them: %s\n",
+			tilde(old), tilde(job.StateLogDir()), moveLogs(old, job.StateLogDir()))
+	}
 
 	master, slave, err := pty.Open()
 	if err == nil {
@@ -171,6 +195,28 @@ func checkShell(check func(good bool, what, fix string), shell, name string) {
 	default:
 		check(false, what+" does not go through the wrapper", "add "+line+" to "+tilde(rc)+" (scripts/install.sh does it)")
 	}
+}
+
+// moveLogs is the command that moves the session logs from old to dir.
+func moveLogs(old, dir string) string {
+	if _, err := os.Stat(dir); err == nil {
+		// Both exist: the logs join those already there.
+		if len(sessionlog.List(old)) == 0 {
+			return "rmdir " + homeQuote(old)
+		}
+		return fmt.Sprintf("mv %s/cursor-wrap-*.jsonl %s/ && rmdir %s", homeQuote(old), homeQuote(dir), homeQuote(old))
+	}
+	return fmt.Sprintf("mkdir -p %s && mv %s %s", homeQuote(filepath.Dir(dir)), homeQuote(old), homeQuote(dir))
+}
+
+// homeQuote writes a path for a shell command line: under HOME as
+// "$HOME/…", which bash, zsh and fish all expand, else quoted as needed.
+func homeQuote(path string) string {
+	home := os.Getenv("HOME")
+	if rest, ok := strings.CutPrefix(path, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
+		return `"$HOME/` + rest + `"`
+	}
+	return shellWords([]string{path})
 }
 
 // pathLine is the startup-file line that puts dir on PATH in shell.

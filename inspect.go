@@ -2,8 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
-	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -13,23 +14,37 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
+const inspectUsage = "usage: cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang"
+
 // inspect prints a session log as a timeline:
 // cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang.
 func inspect(args []string) int {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	asJSON := fs.Bool("json", false, "print the timeline as one JSON document")
-	last := fs.Bool("last", false, "inspect the newest log in the log dir")
-	lastHang := fs.Bool("last-hang", false, "inspect the newest log in the log dir of a session that hung")
-	gap := fs.Duration("gap", 10*time.Second, "mark silences at least this long")
-	logDir := fs.String("log-dir", "", "the log dir for --last (default: log_dir of the config)")
-	config := fs.String("config", "", "config file, for log_dir")
-	const usageLine = "usage: cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang"
-	if err := fs.Parse(args); err != nil || *last && *lastHang || (*last || *lastHang) == (fs.NArg() == 1) || fs.NArg() > 1 {
-		return fail(job.ExitUsage, usageLine)
+	flags := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	asJSON := flags.Bool("json", false, "print the timeline as one JSON document")
+	last := flags.Bool("last", false, "inspect the newest log in the log dir")
+	lastHang := flags.Bool("last-hang", false, "inspect the newest log in the log dir of a session that hung")
+	gap := flags.Duration("gap", 10*time.Second, "mark silences at least this long")
+	logDir := flags.String("log-dir", "", "the log dir for --last (default: log_dir of the config)")
+	config := flags.String("config", "", "config file, for log_dir")
+	_, err := parseArgs(flags, args, "inspect")
+	newest := *last || *lastHang
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, inspectUsage, flags)
+		return 0
+	case err != nil:
+		return fail(job.ExitUsage, "inspect: %v", err)
+	case *last && *lastHang:
+		return fail(job.ExitUsage, "inspect: --last or --last-hang, not both\n%s", inspectUsage)
+	case newest && flags.NArg() > 0:
+		return fail(job.ExitUsage, "inspect: --last or a FILE, not both\n%s", inspectUsage)
+	case !newest && flags.NArg() == 0:
+		return fail(job.ExitUsage, "inspect: which log? Give its FILE, or --last for the newest\n%s", inspectUsage)
+	case flags.NArg() > 1:
+		return fail(job.ExitUsage, "inspect: one FILE at a time, not %d\n%s", flags.NArg(), inspectUsage)
 	}
-	path := fs.Arg(0)
-	if *last || *lastHang {
+	path := flags.Arg(0)
+	if newest {
 		dir, err := logDirOf(*logDir, *config)
 		if err != nil {
 			return fail(job.ExitWrapper, "%v", err)
@@ -37,15 +52,23 @@ func inspect(args []string) int {
 		if *lastHang {
 			hangs := job.Hangs(dir, 1)
 			if len(hangs) == 0 {
-				return fail(1, "no session in %s hung", dir)
+				return fail(1, "no session in %s hung", tilde(dir))
 			}
 			path = hangs[0].LogPath
-		} else if path, err = sessionlog.Latest(dir); err != nil {
-			return fail(1, "%v", err)
+		} else {
+			logs := sessionlog.List(dir)
+			if len(logs) == 0 {
+				return fail(1, "no session logs in %s yet: a run through cursor-wrap writes one", tilde(dir))
+			}
+			path = logs[0]
 		}
 	}
 	t, err := sessionlog.Read(path, *gap)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fail(1, "cannot read %s: %v", path, pe.Err)
+		}
 		return fail(1, "%v", err)
 	}
 	if *asJSON {
@@ -56,6 +79,6 @@ func inspect(args []string) int {
 		}
 		return 0
 	}
-	t.Format(os.Stdout, *gap, term.IsTerminal(1))
+	t.Format(os.Stdout, *gap, term.IsTerminal(1) && os.Getenv("NO_COLOR") == "")
 	return 0
 }

@@ -3,7 +3,7 @@
 // byte, tells a hung agent from a long tool call, and kills a hung agent's
 // whole process tree.
 //
-//	cursor-wrap [wrapper flags] [--] [agent args...]
+//	cursor-wrap [wrapper flags] -- [agent args...]
 //	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
 //	cursor-wrap inspect [--json] LOGFILE | --last | --last-hang
 //	cursor-wrap sessions [--json] [--hung]
@@ -11,14 +11,19 @@
 //	cursor-wrap doctor [--shell bash|zsh|fish]
 //	cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]
 //	cursor-wrap demo
+//	cursor-wrap completion bash|zsh|fish
+//	cursor-wrap version
 package main
 
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/ptyproxy/job"
 )
 
 func main() {
@@ -54,12 +59,25 @@ func run(args []string) int {
 			return mcpCmd(args[1:])
 		case "completion":
 			return completion(args[1:])
+		case "version":
+			return version(args[1:])
 		case "help":
-			usage(os.Stdout)
-			return 0
+			return help(args[1:])
 		}
 	}
 	return wrap(args)
+}
+
+// help prints the usage, or a subcommand's: cursor-wrap help [COMMAND].
+func help(args []string) int {
+	switch {
+	case len(args) == 0:
+		usage(os.Stdout)
+		return 0
+	case len(args) == 1 && args[0] != "help" && slices.Contains(subcommandNames(), args[0]):
+		return run([]string{args[0], "--help"})
+	}
+	return fail(job.ExitUsage, "usage: cursor-wrap help [%s]", strings.Join(slices.DeleteFunc(subcommandNames(), func(s string) bool { return s == "help" }), "|"))
 }
 
 // fail prints a wrapper error and returns status.

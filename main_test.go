@@ -754,8 +754,8 @@ func TestConfigCommand(t *testing.T) {
 	}
 	out, code := run([]string{"CURSOR_WRAP_TOOL_GRACE=7s"}, "--idle-timeout", "2m")
 	for _, want := range []string{"# config file: " + cfg + " (loaded)", `idle_timeout             = "2m0s"                   # flag`,
-		`tool_grace               = "7s"                     # env`, `kill_grace               = "5s"                     # file`,
-		`mcp.max_concurrent       = 4                        # file`, `tool_timeouts            = {}                       # default`} {
+		`tool_grace               = "7s"                     # env`, `kill_grace               = "5s"                     # default`,
+		`mcp.max_concurrent       = 4                        # default`, `tool_timeouts            = {}                       # default`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("config output lacks %q:\n%s", want, out)
 		}

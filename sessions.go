@@ -3,9 +3,9 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"text/tabwriter"
@@ -19,14 +19,23 @@ import (
 // line each: cursor-wrap sessions [--json] [--hung] [--limit N].
 func sessions(args []string) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the sessions as one JSON array")
 	hung := fs.Bool("hung", false, "list only the sessions that hung")
 	limit := fs.Int("limit", 20, "list at most this many sessions")
 	logDir := fs.String("log-dir", "", "the log dir (default: log_dir of the config)")
 	config := fs.String("config", "", "config file, for log_dir")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *limit < 1 {
-		return fail(job.ExitUsage, "usage: cursor-wrap sessions [--json] [--hung] [--limit N] [--log-dir DIR]")
+	const usageLine = "usage: cursor-wrap sessions [--json] [--hung] [--limit N] [--log-dir DIR]"
+	_, err := parseArgs(fs, args, "sessions")
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0
+	case err != nil:
+		return fail(job.ExitUsage, "sessions: %v", err)
+	case fs.NArg() > 0:
+		return fail(job.ExitUsage, "sessions: unexpected %q\n%s", fs.Arg(0), usageLine)
+	case *limit < 1:
+		return fail(job.ExitUsage, "sessions: --limit %d: list at least 1", *limit)
 	}
 	dir, err := logDirOf(*logDir, *config)
 	if err != nil {

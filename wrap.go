@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,7 +25,7 @@ import (
 // wrap is the wrapper command: resolve the agent, run it watched, and
 // exit with the status the run calls for.
 func wrap(args []string) int {
-	o, err := parseFlags(args, os.Stderr)
+	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		usage(os.Stdout)
 		return 0
@@ -32,11 +33,19 @@ func wrap(args []string) int {
 	if err != nil {
 		return fail(job.ExitWrapper, "%v", err)
 	}
+	if o.version {
+		return version(nil)
+	}
+	if len(o.agentArgs) > 0 && !o.dashed {
+		// A prompt never comes as a bare word: a typo of a subcommand
+		// must not become a prompt run with --force.
+		return fail(job.ExitUsage, "%v", misplaced(o.agentArgs, len(o.agentArgs) == len(args)))
+	}
 	live, err := job.LoadLive(o.config, o.settings)
 	if err != nil {
 		return fail(job.ExitWrapper, "%v", err)
 	}
-	req := job.Request{Args: o.agentArgs, Alias: o.alias, Invoked: os.Getenv(shellhook.FuncEnv), Workspace: o.workspace, NoForce: !o.force}
+	req := job.Request{Args: o.agentArgs, Alias: o.alias, Invoked: os.Getenv(shellhook.FuncEnv), Workspace: o.workspace, NoForce: !o.force || o.noForce}
 	if o.modelSet {
 		req.Model = o.model
 	}
@@ -62,6 +71,9 @@ func wrap(args []string) int {
 	})
 	defer console.Close(time.Second)
 	messages := slog.New(console.Handler(live.Level()))
+	for _, w := range unknownEnv(os.Environ()) {
+		messages.Warn(w)
+	}
 	size, resize := watchSize()
 	var stdout io.Writer = console.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
 	if stdio[1] {
@@ -90,8 +102,30 @@ func wrap(args []string) int {
 	if err != nil {
 		return fail(job.StartStatus(err), "%v", err)
 	}
-	j.Logger().Info(job.Summary(res))
-	return job.Status(res.Outcome)
+	if o.alias && res.Cause == ptyproxy.Exited {
+		// Through the shell functions an agent that ended by itself shows
+		// nothing of the wrapper, as without it; the log has the run.
+		j.Logger().Debug(cmd.Summary(res))
+	} else {
+		j.Logger().Info(cmd.Summary(res))
+	}
+	if next := cmd.NextStep(res, inspectCommand(res.LogPath)); next != "" {
+		j.Logger().Info(next)
+	}
+	return cmd.Status(res.Outcome)
+}
+
+// inspectCommand is the command that shows a run's log: inspect --last
+// when that finds it (the log is in the dir inspect reads without flags),
+// else inspect with the log's path.
+func inspectCommand(logPath string) string {
+	if logPath == "" {
+		return ""
+	}
+	if cfg, _, err := job.Load("", nil); err == nil && filepath.Clean(cfg.LogDir) == filepath.Dir(logPath) {
+		return "cursor-wrap inspect --last"
+	}
+	return "cursor-wrap inspect " + shellWords([]string{logPath})
 }
 
 // closedStdout stands for a stdout that was closed when the wrapper

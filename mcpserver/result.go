@@ -200,7 +200,7 @@ func withField(obj json.RawMessage, key string, v any) json.RawMessage {
 func (r *run) result(res job.Result) *final {
 	out, logPath := res.Outcome, res.LogPath
 	lines, last := r.out.result()
-	status := job.Status(out)
+	status := r.job.Cmd.Status(out)
 	took := out.Ended.Sub(out.Started)
 	if (out.Cause == ptyproxy.Exited || out.Cause == ptyproxy.Overdue) && out.Done && status == 0 {
 		return r.answered(out, logPath, took)
@@ -247,7 +247,7 @@ const maxAnswer = 256 << 10
 func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration) *final {
 	s := &success{
 		RunID: r.id, State: stateFinished,
-		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: job.Status(out),
+		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: r.job.Cmd.Status(out),
 		LogPath: logPath, IdleTimeout: r.lim.Idle.String(), HardTimeout: r.lim.Hard.String(), Clamped: r.lim.Clamped,
 	}
 	answer := r.redact(out.Answer)

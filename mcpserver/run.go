@@ -101,7 +101,7 @@ func (r *run) execute() {
 		r.end(r.failure(f))
 		return
 	}
-	r.job.Logger().With("call", r.n).Info(r.tool + ": " + job.Summary(res))
+	r.job.Logger().With("call", r.n).Info(r.tool + ": " + r.job.Cmd.Summary(res))
 	r.end(r.result(res))
 }
 

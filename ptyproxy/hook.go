@@ -29,7 +29,7 @@ func RunHook(ctx context.Context, command string, stdin []byte, env []string) ([
 	}
 	startMu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("ptyproxy: hook: %w", err)
+		return nil, fmt.Errorf("cannot start it: %w", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -38,7 +38,7 @@ func RunHook(ctx context.Context, command string, stdin []byte, env []string) ([
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // Its group: the shell and what it started.
 		err = <-done
-		err = fmt.Errorf("ptyproxy: hook: killed: %w", context.Cause(ctx))
+		err = fmt.Errorf("killed: %w", context.Cause(ctx))
 	}
 	startMu.Lock()
 	delete(agents, cmd.Process.Pid)

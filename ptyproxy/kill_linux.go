@@ -20,7 +20,7 @@ import (
 // a pipe the wrapper's own caller is waiting on.
 func Init() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return errors.New("ptyproxy: cannot become a child subreaper: " + err.Error())
+		return errors.New("cannot become a child subreaper (so that the agent's whole process tree can be found and killed): " + err.Error())
 	}
 	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		// Before Linux 5.11: one descriptor at a time.

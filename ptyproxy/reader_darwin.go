@@ -117,7 +117,7 @@ func (r *reader) openWake() error {
 	if fd >= unix.FD_SETSIZE {
 		pr.Close()
 		pw.Close()
-		return errors.New("ptyproxy: too many files open for select")
+		return errors.New("too many files open for select")
 	}
 	r.wakeR, r.wakeFD = pr, fd
 	r.wakeW.Store(pw)

@@ -54,7 +54,7 @@ var (
 func start(o *Options, env []string) (*proc, error) {
 	master, slave, err := pty.Open()
 	if err != nil {
-		return nil, fmt.Errorf("ptyproxy: open pty: %w", err)
+		return nil, fmt.Errorf("cannot open a pseudo-terminal: %w", err)
 	}
 	p := &proc{master: master, slave: slave, exited: make(chan exitStatus, 1)}
 	ok := false
@@ -69,25 +69,25 @@ func start(o *Options, env []string) (*proc, error) {
 	// Raw before the agent starts, so not even its first byte is cooked
 	// (ONLCR would turn "\n" into "\r\n").
 	if err := makeRaw(int(slave.Fd())); err != nil {
-		return nil, fmt.Errorf("ptyproxy: raw pty: %w", err)
+		return nil, fmt.Errorf("cannot set up the pseudo-terminal (raw mode): %w", err)
 	}
 	size := o.WinSize
 	if size.Rows == 0 || size.Cols == 0 {
 		size = DefaultWinSize
 	}
 	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: size.Rows, Col: size.Cols}); err != nil {
-		return nil, fmt.Errorf("ptyproxy: set pty size: %w", err)
+		return nil, fmt.Errorf("cannot set the pseudo-terminal's size: %w", err)
 	}
 
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("ptyproxy: stdin pipe: %w", err)
+		return nil, fmt.Errorf("cannot make the agent's stdin pipe: %w", err)
 	}
 	defer stdinR.Close() // The child has its copy once started.
 	stderrR, stderrW, err := os.Pipe()
 	if err != nil {
 		stdinW.Close()
-		return nil, fmt.Errorf("ptyproxy: stderr pipe: %w", err)
+		return nil, fmt.Errorf("cannot make the agent's stderr pipe: %w", err)
 	}
 	defer stderrW.Close()
 	p.stderr = stderrR
@@ -187,8 +187,8 @@ func statusOf(ps *os.ProcessState, err error) exitStatus {
 
 // ErrNotFound and ErrNotExecutable classify a failed start.
 var (
-	ErrNotFound      = errors.New("ptyproxy: agent not found")
-	ErrNotExecutable = errors.New("ptyproxy: agent not executable")
+	ErrNotFound      = errors.New("agent not found")
+	ErrNotExecutable = errors.New("the agent is not executable")
 )
 
 func startError(path string, err error) error {
@@ -198,7 +198,7 @@ func startError(path string, err error) error {
 	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR):
 		return fmt.Errorf("%w: %s: %v", ErrNotExecutable, path, err)
 	}
-	return fmt.Errorf("ptyproxy: start %s: %w", path, err)
+	return fmt.Errorf("cannot start %s: %w", path, err)
 }
 
 // resize sets the PTY's size through the master without calling its Fd,

@@ -21,10 +21,10 @@ import (
 func prepareMaster(master *os.File) error {
 	fd := master.Fd() // Not polled by Go: this changes nothing else.
 	if fd >= unix.FD_SETSIZE {
-		return fmt.Errorf("ptyproxy: pty master is descriptor %d, past select's limit of %d: too many files open", fd, unix.FD_SETSIZE)
+		return fmt.Errorf("the pseudo-terminal is descriptor %d, past select's limit of %d: too many files open", fd, unix.FD_SETSIZE)
 	}
 	if err := unix.SetNonblock(int(fd), true); err != nil {
-		return fmt.Errorf("ptyproxy: nonblocking master: %w", err)
+		return fmt.Errorf("cannot set up the pseudo-terminal (nonblocking): %w", err)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // on it.
 func prepareMaster(master *os.File) error {
 	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
-		return fmt.Errorf("ptyproxy: nonblocking master: %w", err)
+		return fmt.Errorf("cannot set up the pseudo-terminal (nonblocking): %w", err)
 	}
 	return nil
 }

@@ -45,12 +45,34 @@ func (s Status) phase(d time.Duration) string {
 		return fmt.Sprintf("running %s: %s (%s of %s)%s", c.Kind, oneLine(c.Command), clock(c.Elapsed+d), clock(c.Budget), more)
 	case r.LastEventType == "start":
 		return "starting"
+	case sessionStarts[r.LastEventType] && r.SessionID != "":
+		return "started, session " + short(r.SessionID) + "; waiting for the model"
+	case sessionStarts[r.LastEventType] || modelsTurn[r.LastEventType]:
+		return "waiting for the model"
 	case strings.HasPrefix(r.LastEventType, "thinking"):
 		return "thinking"
-	case strings.HasPrefix(r.LastEventType, "assistant"):
+	case strings.HasPrefix(r.LastEventType, "assistant"), r.LastEventType == "text":
 		return "writing"
 	}
 	return "working (last: " + r.LastEventType + ")"
+}
+
+// sessionStarts are the events that open a session, each agent's: after
+// one the agent has started and the model has the prompt (cursor and
+// claude, gemini, codex).
+var sessionStarts = map[string]bool{"system/init": true, "init": true, "thread.started": true}
+
+// modelsTurn are events after which the next word is the model's: the
+// prompt or a tool's result handed to it, a new turn or step begun.
+var modelsTurn = map[string]bool{"user": true, "tool_call/completed": true, "tool_result": true, "turn.started": true, "step_start": true}
+
+// short cuts a session id to its first eight characters, enough to tell
+// sessions apart on a status line.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 // clock formats a duration at one-second resolution: 45s, 1m23s, 2h0m5s.

@@ -12,15 +12,15 @@ import (
 )
 
 // ErrNotFound means no agent binary was found; main exits 127.
-var ErrNotFound = errors.New("shellhook: agent not found")
+var ErrNotFound = errors.New("agent not found")
 
 // ErrNotExecutable means the agent binary exists but cannot be run; main
 // exits 126.
-var ErrNotExecutable = errors.New("shellhook: agent is not executable")
+var ErrNotExecutable = errors.New("the agent is not executable")
 
 // ErrIsWrapper means the agent would be cursor-wrap itself, found on PATH or
 // through the depth guard; main exits 127.
-var ErrIsWrapper = errors.New("shellhook: the agent is cursor-wrap itself")
+var ErrIsWrapper = errors.New("the agent is cursor-wrap itself")
 
 // setAgentBin ends every ErrIsWrapper message: the way out of the loop.
 const setAgentBin = "set agent_bin in the config file (or $CURSOR_WRAP_AGENT_BIN, or --agent-bin) to the real agent's path"
@@ -46,11 +46,13 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 		fi, err := os.Stat(explicit)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("%w: %s", ErrNotFound, explicit)
+			return "", fmt.Errorf("%w: %s does not exist; set agent_bin (or --agent-bin, $CURSOR_WRAP_AGENT_BIN) to the agent's path", ErrNotFound, explicit)
 		case err != nil:
 			return "", fmt.Errorf("%w: %w", ErrNotExecutable, err)
-		case fi.IsDir() || fi.Mode()&0o111 == 0:
-			return "", fmt.Errorf("%w: %s", ErrNotExecutable, explicit)
+		case fi.IsDir():
+			return "", fmt.Errorf("%w: %s is a directory; set agent_bin to the agent's path", ErrNotExecutable, explicit)
+		case fi.Mode()&0o111 == 0:
+			return "", fmt.Errorf("%w: %s; make it executable (chmod +x), or set agent_bin to the agent's path", ErrNotExecutable, explicit)
 		case isSelf(fi):
 			return "", fmt.Errorf("%w: %s is cursor-wrap; %s", ErrIsWrapper, explicit, setAgentBin)
 		}
@@ -83,9 +85,9 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 	case wrapper != "":
 		return "", fmt.Errorf("%w: %s on PATH is cursor-wrap and would run itself; %s", ErrIsWrapper, wrapper, setAgentBin)
 	case noExec != "":
-		return "", fmt.Errorf("%w: %s", ErrNotExecutable, noExec)
+		return "", fmt.Errorf("%w: %s on PATH; make it executable (chmod +x), or set agent_bin to the agent's path", ErrNotExecutable, noExec)
 	}
-	return "", fmt.Errorf("%w: no %s on PATH", ErrNotFound, strings.Join(names, " or "))
+	return "", fmt.Errorf("%w: no %s on PATH%s", ErrNotFound, strings.Join(names, " or "), installHint(names))
 }
 
 // FindAgent finds the agent to run: its profile's name and binary. agent
@@ -114,4 +116,15 @@ func FindAgent(agent, invoked, explicit, self, pathEnv string) (profile, bin str
 		}
 	}
 	return profile, bin, nil
+}
+
+// installHint says how to install the agent whose commands are names, as
+// its makers document it, and where else the wrapper looks.
+func installHint(names []string) string {
+	for _, p := range profiles {
+		if len(names) > 0 && slices.Contains(p.funcs, names[0]) && p.install != "" {
+			return "; install it with `" + p.install + "`, or set agent_bin to its path"
+		}
+	}
+	return "; set agent_bin to the agent's path"
 }

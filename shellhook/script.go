@@ -18,26 +18,28 @@ import (
 const FuncEnv = "CURSOR_WRAP_SHELL_FUNC"
 
 // ErrUnknownShell is returned by Script for a shell it cannot write for.
-var ErrUnknownShell = errors.New("shellhook: unknown shell")
+var ErrUnknownShell = errors.New("unknown shell")
 
 // ErrUnknownAgent is returned by Script and Binaries for an agent profile
 // they do not know.
-var ErrUnknownAgent = errors.New("shellhook: unknown agent")
+var ErrUnknownAgent = errors.New("unknown agent")
 
 // shells lists the supported shells in the order usage text shows them.
 var shells = []string{"bash", "zsh", "fish"}
 
 // profiles maps each agent profile to the commands it installs as functions,
-// in the order Resolve looks for them on PATH.
+// in the order Resolve looks for them on PATH, and to how its makers say to
+// install it.
 var profiles = []struct {
-	name  string
-	funcs []string
+	name    string
+	funcs   []string
+	install string
 }{
-	{"cursor", []string{"cursor-agent", "agent"}},
-	{"claude", []string{"claude"}},
-	{"codex", []string{"codex"}},
-	{"gemini", []string{"gemini"}},
-	{"opencode", []string{"opencode"}},
+	{"cursor", []string{"cursor-agent", "agent"}, "curl https://cursor.com/install -fsS | bash"},
+	{"claude", []string{"claude"}, "npm install -g @anthropic-ai/claude-code"},
+	{"codex", []string{"codex"}, "npm install -g @openai/codex"},
+	{"gemini", []string{"gemini"}, "npm install -g @google/gemini-cli"},
+	{"opencode", []string{"opencode"}, "npm install -g opencode-ai"},
 }
 
 // Shells returns the shells Script supports.

@@ -77,7 +77,7 @@ func ProfileNamed(name string) (*Profile, error) {
 	for _, p := range profiles {
 		names = append(names, p.Name)
 	}
-	return nil, fmt.Errorf("stream: unknown agent %q; known agents: %s", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown agent %q; known agents: %s", name, strings.Join(names, ", "))
 }
 
 // ProfileFor picks a profile by the agent binary's base name, or nil.

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,13 +141,12 @@ func Lookup(key string) (Setting, bool) { return lookupIn(Settings, key) }
 
 // DefaultConfig returns the built-in configuration.
 func DefaultConfig() Config {
-	home, _ := os.UserHomeDir()
 	return Config{
 		Thresholds:    watchdog.DefaultThresholds(),
 		TickInterval:  5 * time.Second,
 		KillGrace:     5 * time.Second,
 		RestartPrompt: "continue",
-		LogDir:        filepath.Join(home, ".cursor-wrap", "logs"),
+		LogDir:        DefaultLogDir(),
 		LogLevel:      "info",
 		LogKeep:       200,
 		NotifyOn:      notify.Names(notify.Default),

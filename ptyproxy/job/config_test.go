@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -150,24 +151,55 @@ func TestMissingFile(t *testing.T) {
 	}
 }
 
-// TestInitTextIsTheDefaults checks that the file config --init writes reads
-// back as exactly the defaults.
+// TestInitTextIsTheDefaults checks the file config --init writes: as
+// written it sets nothing (every key reads as a default, so a default a
+// later version changes applies); with every setting line uncommented it
+// reads as exactly the defaults; every key is documented; and a top-level
+// key added at its end is read as a top-level key, not a table's.
 func TestInitTextIsTheDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := build(t, InitText(), nil, nil)
+	text := InitText()
+	c, err := build(t, text, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := DefaultConfig()
 	for _, k := range Keys() {
-		if c.Value(k) != d.Value(k) {
-			t.Errorf("%s = %s, default %s", k, c.Value(k), d.Value(k))
+		if src := c.Source(k); src != FromDefault {
+			t.Errorf("%s is set by the file (%s)", k, src)
 		}
 	}
-	for _, s := range append(Settings, MCPSettings...) {
-		if !strings.Contains(InitText(), "# "+s.Doc+"\n") {
+
+	// Uncomment each "# key = value" and "# [table]" line, the examples
+	// of [tool_timeouts] aside.
+	setting := regexp.MustCompile(`(?m)^# ([a-z_]+ = .*|\[[a-z_]+\])$`)
+	uncommented := setting.ReplaceAllString(text, "$1")
+	c, err = build(t, uncommented, nil, nil)
+	if err != nil {
+		t.Fatalf("uncommented: %v\n%s", err, uncommented)
+	}
+	d := DefaultConfig()
+	for _, k := range Keys() {
+		if k == "log_dir" {
+			// The comment shows the XDG place; the test's HOME may hold
+			// the old one.
+			continue
+		}
+		if c.Value(k) != d.Value(k) || (k != ToolTimeoutsKey && c.Source(k) != FromFile) {
+			t.Errorf("uncommented: %s = %s (%s), default %s", k, c.Value(k), c.Source(k), d.Value(k))
+		}
+	}
+	for _, s := range append(slices.Clone(Settings), MCPSettings...) {
+		if s.Key != "log_dir" && !strings.Contains(text, "# "+s.Doc+"\n") {
 			t.Errorf("%s is not documented", s.Key)
 		}
+	}
+	if !strings.Contains(text, "# log_dir = \"~/.local/state/cursor-wrap/logs\"\n") || !strings.Contains(text, "$XDG_STATE_HOME/cursor-wrap/logs") {
+		t.Errorf("log_dir is not documented")
+	}
+
+	c, err = build(t, text+"idle_timeout = \"2m\"\n", nil, nil)
+	if err != nil || c.IdleTimeout != 2*time.Minute {
+		t.Errorf("a key added at the end: %v, %v", c.IdleTimeout, err)
 	}
 }
 

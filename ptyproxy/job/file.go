@@ -307,39 +307,59 @@ func DefaultPath(getenv func(string) string) string {
 	return filepath.Join(dir, "cursor-wrap", "config.toml")
 }
 
-// InitText is a commented config file with every key at its default, for
-// `cursor-wrap config --init`.
+// InitText is the file `cursor-wrap config --init` writes: every key
+// documented, at its default, and commented out, so that the file sets
+// nothing until the user uncomments a line (config reports each key as a
+// default, and a default changed by a later version applies). The tables
+// come last, their headers commented out too, so a top-level key added at
+// the end does not land in a table.
 func InitText() string {
 	var b strings.Builder
-	b.WriteString("# cursor-wrap configuration. Running wrappers reload this file when it\n")
-	b.WriteString("# changes. Durations use Go syntax (90s, 5m, 1h30m). Each key can also be\n")
-	b.WriteString("# set by a flag (--idle-timeout) or the environment (CURSOR_WRAP_IDLE_TIMEOUT),\n")
-	b.WriteString("# which take precedence and are not changed by a reload.\n\n")
+	b.WriteString(`# cursor-wrap configuration. Running wrappers reload this file when it
+# changes. Durations use Go syntax (90s, 5m, 1h30m). Each key can also be
+# set by a flag (--idle-timeout) or the environment (CURSOR_WRAP_IDLE_TIMEOUT),
+# which take precedence and are not changed by a reload.
+#
+# Every setting is commented out and shows its default: a key left commented
+# follows the default, this version's and a later one's. To set a key,
+# remove the "# " before it and change the value.
+
+`)
 	c := DefaultConfig()
 	for _, s := range Settings {
-		fmt.Fprintf(&b, "# %s\n", s.Doc)
 		v := c.Value(s.Key)
 		switch s.field(&c).(type) {
 		case *time.Duration, *string:
 			v = strconv.Quote(v)
 		}
 		if s.Key == "log_dir" {
-			v = strconv.Quote("~/.cursor-wrap/logs")
-			fmt.Fprintf(&b, "# %s = %s\n\n", s.Key, v)
+			b.WriteString("# where session logs go (they hold your prompts): $XDG_STATE_HOME/cursor-wrap/logs,\n")
+			b.WriteString("# else ~/.local/state/cursor-wrap/logs; but ~/.cursor-wrap/logs, where earlier\n")
+			b.WriteString("# versions wrote them, while it exists (cursor-wrap doctor says how to move it)\n")
+			fmt.Fprintf(&b, "# %s = %s\n\n", s.Key, strconv.Quote("~/.local/state/cursor-wrap/logs"))
 			continue
 		}
-		fmt.Fprintf(&b, "%s = %s\n\n", s.Key, v)
+		fmt.Fprintf(&b, "# %s\n# %s = %s\n\n", s.Doc, s.Key, v)
 	}
-	b.WriteString("# Budgets for tool calls that declare no timeout, by tool kind; a kind not\n")
-	b.WriteString("# listed gets idle_timeout.\n[" + ToolTimeoutsKey + "]\n")
-	b.WriteString("# shellToolCall = \"20m\"\n# mcpToolCall = \"10m\"\n\n")
-	b.WriteString("# The MCP server (cursor-wrap mcp): bounds on what a caller may ask for.\n[" + MCPKey + "]\n")
+	b.WriteString(`# The tables come last: a key written below a [table] line belongs to that
+# table, so top-level keys go above this comment. Uncomment a table's
+# [header] line with the first key of it you set.
+
+# Budgets for tool calls that declare no timeout, by tool kind; a kind not
+# listed gets idle_timeout.
+# [` + ToolTimeoutsKey + `]
+# shellToolCall = "20m"
+# mcpToolCall = "10m"
+
+# The MCP server (cursor-wrap mcp): bounds on what a caller may ask for.
+# [` + MCPKey + `]
+`)
 	for _, s := range MCPSettings {
 		v := c.Value(MCPKey + "." + s.Key)
 		if _, isDur := s.field(&c).(*time.Duration); isDur {
 			v = strconv.Quote(v)
 		}
-		fmt.Fprintf(&b, "# %s\n%s = %s\n", s.Doc, s.Key, v)
+		fmt.Fprintf(&b, "# %s\n# %s = %s\n", s.Doc, s.Key, v)
 	}
 	return b.String()
 }

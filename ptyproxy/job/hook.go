@@ -30,7 +30,7 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 	env := append(os.Environ(),
 		"CURSOR_WRAP_LOG="+res.LogPath,
 		"CURSOR_WRAP_SESSION_ID="+res.SessionID,
-		"CURSOR_WRAP_EXIT="+strconv.Itoa(Status(res.Outcome)))
+		"CURSOR_WRAP_EXIT="+strconv.Itoa(j.Cmd.Status(res.Outcome)))
 	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
 	defer cancel()
 	output, err := ptyproxy.RunHook(ctx, command, j.redact.Redact(append(record, '\n')), env)

@@ -74,7 +74,7 @@ func (j *Job) notifyError(res Result) {
 // (notify.Sender.Wait: at most notify.ExitWait, and notify.AnswerWait for
 // a server that took the request and does not answer).
 func (j *Job) ended(res Result, err error) {
-	reason := outcomeWords(res.Outcome)
+	reason := j.Cmd.outcomeWords(res.Outcome)
 	if err != nil {
 		reason = "the agent could not be started: " + err.Error()
 	}

@@ -6,28 +6,36 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/shellhook"
+	"cursor-wrap/stream"
 )
 
 // Exit statuses: the policy, in one place, for the wrapper command, the
 // MCP server's results and the on_hang command's environment.
 const (
-	ExitUsage      = 2   // a subcommand's usage error
+	ExitUsage      = 2   // a subcommand's usage error, an unknown command
 	ExitStdout     = 74  // the wrapper's stdout could not be written (EX_IOERR)
 	ExitHang       = 124 // a hang detected and killed (restarts used up)
 	ExitWrapper    = 125 // the wrapper itself failed: a bad flag, a bad config
 	ExitNotExec    = 126 // the agent was found but cannot be run
 	ExitNotFound   = 127 // no agent to run
 	ExitSignalBase = 128 // 128+n after signal n
-	// exitNoResult flags an agent that exited 0 without its result.
+	// exitNoResult flags a direct stream-json run whose agent exited 0
+	// without its result.
 	exitNoResult = 1
 )
 
-// Status is the exit status for an attempt's outcome: the agent's own
-// after its result (0 if it answered but had to be stopped); 124 for a
-// hang; 1 for an agent that exited 0 without a result; 128+n for a
-// signal n, the agent's or the wrapper's; 141 when the wrapper's stdout
-// was closed by its reader, 74 when it failed otherwise.
-func Status(out ptyproxy.Outcome) int {
+// Status is the exit status of an attempt of c that ended as out. It is
+// the agent's own (128+n when a signal n ended it, as a shell reports it),
+// except where the wrapper acted: 124 for a hang; 0 when the agent gave
+// its answer but had to be stopped; 128+n for a signal n the wrapper got
+// and passed on; 141 when the wrapper's stdout was closed by its reader, 74
+// when it failed otherwise. One more case is the wrapper's: a direct
+// stream-json run, where the wrapper itself asked for the stream and a
+// result must end it, turns an exit 0 without that result into 1, since
+// the stream was cut short. An alias-mode run (the shell functions) or
+// another output format keeps the agent's status: a drop-in must not fail
+// `cursor-agent -p "…" && deploy` that succeeds without the wrapper.
+func (c Command) Status(out ptyproxy.Outcome) int {
 	agent := out.ExitCode
 	if out.ExitSignal != 0 {
 		agent = ExitSignalBase + int(out.ExitSignal)
@@ -48,10 +56,22 @@ func Status(out ptyproxy.Outcome) int {
 		}
 		return ExitStdout
 	}
-	if !out.Done && agent == 0 {
+	if c.truncates(out) {
 		return exitNoResult
 	}
 	return agent
+}
+
+// truncates reports whether out is a direct stream-json run that exited
+// 0 without its result.
+func (c Command) truncates(out ptyproxy.Outcome) bool {
+	return c.Direct && c.Mode == stream.Events && !out.Done && out.ExitCode == 0 && out.ExitSignal == 0
+}
+
+// Status is Command.Status for a direct stream-json run. The attempt's exit
+// record (job.go) still calls it; it goes once that passes its command.
+func Status(out ptyproxy.Outcome) int {
+	return Command{Mode: stream.Events, Direct: true}.Status(out)
 }
 
 // StartStatus is the exit status for an agent that could not be resolved

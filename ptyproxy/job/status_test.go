@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/stream"
 )
 
 func TestStatus(t *testing.T) {
 	t.Parallel()
+	direct := Command{Profile: stream.Cursor, Mode: stream.Events, Direct: true}
 	for _, tc := range []struct {
 		name string
 		out  ptyproxy.Outcome
@@ -25,9 +27,35 @@ func TestStatus(t *testing.T) {
 		{"overdue", ptyproxy.Outcome{Cause: ptyproxy.Overdue, Done: true, ExitCode: -1, ExitSignal: syscall.SIGTERM}, 0},
 		{"interrupted", ptyproxy.Outcome{Cause: ptyproxy.Interrupted, Signal: syscall.SIGINT}, 130},
 		{"stdout gone", ptyproxy.Outcome{Cause: ptyproxy.Downstream}, 141},
+		{"stdout failed", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: syscall.ENOSPC}, 74},
 	} {
-		if got := Status(tc.out); got != tc.want {
+		if got := direct.Status(tc.out); got != tc.want {
 			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestStatusKeepsTheAgents checks that only a direct stream-json run turns
+// an exit 0 without a result into 1: in alias mode, and with an output
+// format that has no result to wait for, the agent's status stands.
+func TestStatusKeepsTheAgents(t *testing.T) {
+	t.Parallel()
+	noResult := ptyproxy.Outcome{}
+	for _, tc := range []struct {
+		name string
+		cmd  Command
+		want int
+	}{
+		{"direct, stream-json", Command{Mode: stream.Events, Direct: true}, 1},
+		{"direct, text", Command{Mode: stream.Bytes, Direct: true}, 0},
+		{"alias, stream-json", Command{Mode: stream.Events}, 0},
+		{"alias, text", Command{Mode: stream.Bytes}, 0},
+	} {
+		if got := tc.cmd.Status(noResult); got != tc.want {
+			t.Errorf("%s, exit 0 without a result: status %d, want %d", tc.name, got, tc.want)
+		}
+		if got := tc.cmd.Status(ptyproxy.Outcome{Cause: ptyproxy.Hung}); got != ExitHang {
+			t.Errorf("%s, hang: status %d", tc.name, got)
 		}
 	}
 }

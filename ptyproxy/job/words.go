@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -9,14 +10,22 @@ import (
 	"cursor-wrap/stream"
 )
 
-// Summary is the line that says how a run ended, for the console.
-func Summary(r Result) string {
+// Summary is the line that says how a run of c ended, for the console. A
+// run watched for bytes only has no session, tool calls or result to speak
+// of, so its line leaves them out.
+func (c Command) Summary(r Result) string {
 	out := r.Outcome
-	s := fmt.Sprintf("session %s %s after %s", orNone(out.SessionID), outcomeWords(out), out.Ended.Sub(out.Started).Round(time.Millisecond))
-	s += fmt.Sprintf("; %d tool calls; longest silence %s", out.ToolCalls, out.LongestSilence.Round(time.Millisecond))
+	took := out.Ended.Sub(out.Started).Round(time.Millisecond)
+	var s string
+	if c.Mode == stream.Events {
+		s = fmt.Sprintf("session %s %s after %s; %s", orNone(out.SessionID), c.outcomeWords(out), took, count(out.ToolCalls, "tool call"))
+	} else {
+		s = fmt.Sprintf("the agent %s after %s", c.outcomeWords(out), took)
+	}
+	s += fmt.Sprintf("; longest silence %s", out.LongestSilence.Round(time.Millisecond))
 	if len(out.SilenceOpen) > 0 {
-		c := out.SilenceOpen[0]
-		s += fmt.Sprintf(" (during %s %q)", c.Kind, c.Command)
+		call := out.SilenceOpen[0]
+		s += fmt.Sprintf(" (during %s %q)", call.Kind, call.Command)
 	}
 	if out.Answer != "" {
 		s += fmt.Sprintf("; answer %q", stream.FirstLine(out.Answer, 60))
@@ -40,15 +49,8 @@ func Summary(r Result) string {
 	return s
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // outcomeWords says in a few words how an attempt ended.
-func outcomeWords(out ptyproxy.Outcome) string {
+func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	switch out.Cause {
 	case ptyproxy.Hung:
 		return "hung (" + out.Reason.Kind + ") and was killed"
@@ -64,10 +66,75 @@ func outcomeWords(out ptyproxy.Outcome) string {
 	switch {
 	case out.ExitSignal != 0:
 		return "was killed by " + out.ExitSignal.String()
-	case !out.Done:
+	case c.Mode == stream.Events && !out.Done:
 		return fmt.Sprintf("exited %d without a result", out.ExitCode)
+	case c.Mode == stream.Events:
+		return fmt.Sprintf("finished (exit %d)", out.ExitCode)
 	}
-	return fmt.Sprintf("finished (exit %d)", out.ExitCode)
+	return fmt.Sprintf("exited %d", out.ExitCode)
+}
+
+// NextStep says what to do after a hang: how to resume the session, the
+// agent's own way, and inspect, the command that shows what happened
+// ("" for none). It is "" for a run that did not hang.
+func (c Command) NextStep(r Result, inspect string) string {
+	if r.Cause != ptyproxy.Hung {
+		return ""
+	}
+	var steps []string
+	switch p := c.Profile; {
+	case p == nil:
+	case r.SessionID == "" && c.Mode == stream.Events:
+		steps = append(steps, "no session id was seen, so there is none to resume")
+	case r.SessionID == "":
+	case !p.CanResume():
+		steps = append(steps, p.Name+" cannot resume a session by id")
+	default:
+		steps = append(steps, "resume with `"+c.ResumeCommand(r.SessionID)+"`")
+	}
+	if inspect != "" {
+		steps = append(steps, "see `"+inspect+"`")
+	}
+	return strings.Join(steps, "; ")
+}
+
+// ResumeCommand is the command line that resumes session id the agent's
+// way, as a person types it: the agent's command name (the one the wrapper
+// ran), then its resume argument and the id.
+func (c Command) ResumeCommand(id string) string {
+	args := c.Profile.Resume(nil, id, "")
+	// No prompt: the agent asks for one. Nor the "--" that would mark it.
+	if n := len(args); n > 0 && args[n-1] == "" {
+		args = args[:n-1]
+	}
+	if n := len(args); n > 0 && args[n-1] == "--" {
+		args = args[:n-1]
+	}
+	words := []string{shellQuote(filepath.Base(c.Path))}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// count writes n things: "1 tool call", "2 tool calls".
+func count(n int, thing string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, thing, thing+"s"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func orNone(s string) string {

@@ -18,17 +18,19 @@ import (
 // A Timeline is a session log read back for people: what the agent did,
 // when, and what the wrapper decided.
 type Timeline struct {
-	Path      string    `json:"path"`
-	SessionID string    `json:"session_id,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	Model     string    `json:"model,omitempty"`
-	Cwd       string    `json:"cwd,omitempty"`
-	Argv      []string  `json:"argv,omitempty"`
-	Start     time.Time `json:"start"`
-	Pid       int       `json:"pid,omitempty"` // the agent's
-	Entries   []Entry   `json:"entries"`
-	Calls     []Call    `json:"tool_calls"`
-	Notes     []Entry   `json:"notes,omitempty"` // warnings, config changes
+	Path      string   `json:"path"`
+	SessionID string   `json:"session_id,omitempty"`
+	Agent     string   `json:"agent,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	Cwd       string   `json:"cwd,omitempty"`
+	Argv      []string `json:"argv,omitempty"`
+	// Start is the log's first record, to the millisecond: every offset
+	// (at_ms, start_ms) is measured from it.
+	Start   time.Time `json:"start"`
+	Pid     int       `json:"pid,omitempty"` // the agent's
+	Entries []Entry   `json:"entries"`
+	Calls   []Call    `json:"tool_calls"`
+	Notes   []Entry   `json:"notes,omitempty"` // warnings, config changes
 	// Verdict is the hang or overdue reason, if the attempt ended so.
 	Verdict *Verdict   `json:"verdict,omitempty"`
 	Kills   []Entry    `json:"kills,omitempty"`
@@ -101,7 +103,7 @@ type StoppedAt struct {
 func Read(path string, gap time.Duration) (*Timeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("sessionlog: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return read(f, path, gap), nil
@@ -123,7 +125,13 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				break
 			}
 			if t.Start.IsZero() {
-				t.Start = h.Time
+				// Every offset is measured from the first record (the
+				// command, written before the agent starts), to the
+				// millisecond below it: records written before the start
+				// record, and receive times kept in whole milliseconds,
+				// then never come out negative, and all rows share one
+				// origin.
+				t.Start = h.Time.Truncate(time.Millisecond)
 			}
 			at := Millis(h.Time.Sub(t.Start))
 			switch rec.(type) {
@@ -139,7 +147,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 					t.parse = p.Parse
 				}
 			case *Start:
-				t.Start, t.Pid = h.Time, r.Pid
+				t.Pid = r.Pid
 			case *StartFailed:
 				t.note(at, h.Msg, r.Error)
 			case *EventLine:
@@ -392,7 +400,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		if e.Status != nil {
 			p("; wrapper status %d (%s)", *e.Status, e.Cause)
 		}
-		p("; %d lines, %d tool calls, %d stderr lines\n", e.Lines, e.ToolCalls, e.StderrLine)
+		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
 	}
 	if t.Answer != "" {
 		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
@@ -400,6 +408,14 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	if s := t.Stopped; s != nil {
 		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
 	}
+}
+
+// count writes n things: "1 tool call", "2 tool calls".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func stamp(d Millis) string { return fmt.Sprintf("+%.3fs", time.Duration(d).Seconds()) }

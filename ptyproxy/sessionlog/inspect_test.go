@@ -59,3 +59,31 @@ func TestInspectFacts(t *testing.T) {
 		t.Errorf("corrupt timeline stopped %+v", corrupt.Stopped)
 	}
 }
+
+// TestInspectNoNegativeOffsets reads a log whose first output was received
+// before the start record was written (the reader and the start record race),
+// within the command record's millisecond: no row comes out negative.
+func TestInspectNoNegativeOffsets(t *testing.T) {
+	t.Parallel()
+	log := `{"time":"2026-11-25T22:52:57.023946009Z","level":"INFO","msg":"command","attempt":1,"agent":"cursor","path":"/x","argv":["-p"],"watch":"events"}
+{"time":"2026-11-25T22:52:57.024100000Z","level":"DEBUG","msg":"event","recv_ts":1795647177023,"type":"system","subtype":"init","raw":"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}"}
+{"time":"2026-11-25T22:52:57.026000000Z","level":"INFO","msg":"start","pid":27024,"dir":"","tick_ms":5000,"activity_probe":true}
+{"time":"2026-11-25T22:52:57.526000000Z","level":"DEBUG","msg":"event","recv_ts":1795647177526,"type":"result","subtype":"success","raw":"{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s-1\"}"}
+`
+	path := filepath.Join(t.TempDir(), "early.jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := Read(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Entries) != 2 || tl.Entries[0].At < 0 || tl.Entries[1].At != Millis(503*time.Millisecond) {
+		t.Errorf("entries %+v", tl.Entries)
+	}
+	var b bytes.Buffer
+	tl.Format(&b, time.Second, false)
+	if strings.Contains(b.String(), "+-") || !strings.Contains(b.String(), "   +0.000s            system/init\n") {
+		t.Errorf("timeline:\n%s", b.String())
+	}
+}

@@ -1,0 +1,67 @@
+package job
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+func TestSummary(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	out := ptyproxy.Outcome{Started: start, Ended: start.Add(1500 * time.Millisecond), ExitCode: 0, LongestSilence: time.Second}
+	res := Result{Outcome: out, LogPath: "/logs/x.jsonl"}
+	for _, tc := range []struct {
+		name string
+		cmd  Command
+		want string
+	}{
+		{"events", Command{Mode: stream.Events}, "session (no id) exited 0 without a result after 1.5s; 0 tool calls; longest silence 1s; log /logs/x.jsonl"},
+		// No session, tool calls or result to speak of in bytes.
+		{"bytes", Command{Mode: stream.Bytes}, "the agent exited 0 after 1.5s; longest silence 1s; log /logs/x.jsonl"},
+	} {
+		if got := tc.cmd.Summary(res); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNextStep(t *testing.T) {
+	t.Parallel()
+	hung := func(id string) Result {
+		return Result{Outcome: ptyproxy.Outcome{Cause: ptyproxy.Hung, SessionID: id, ExitSignal: syscall.SIGTERM, Reason: watchdog.Reason{Kind: "idle"}}}
+	}
+	const inspect = "cursor-wrap inspect --last"
+	for _, tc := range []struct {
+		name string
+		cmd  Command
+		res  Result
+		want string
+	}{
+		{"cursor", Command{Profile: stream.Cursor, Path: "/usr/bin/cursor-agent", Mode: stream.Events}, hung("3f9c2a71"),
+			"resume with `cursor-agent --resume 3f9c2a71`; see `" + inspect + "`"},
+		{"codex resumes with a subcommand", Command{Profile: stream.Codex, Path: "/x/codex", Mode: stream.Events}, hung("th-1"),
+			"resume with `codex resume th-1`; see `" + inspect + "`"},
+		{"an id that needs quotes", Command{Profile: stream.Claude, Path: "/x/claude", Mode: stream.Events}, hung("a b"),
+			"resume with `claude --resume 'a b'`; see `" + inspect + "`"},
+		{"gemini cannot", Command{Profile: stream.Gemini, Path: "/x/gemini", Mode: stream.Events}, hung("g-1"),
+			"gemini cannot resume a session by id; see `" + inspect + "`"},
+		{"no session seen", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Events}, hung(""),
+			"no session id was seen, so there is none to resume; see `" + inspect + "`"},
+		{"bytes: no ids to see", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Bytes}, hung(""),
+			"see `" + inspect + "`"},
+		{"not a hang", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Events}, Result{Outcome: ptyproxy.Outcome{Done: true}}, ""},
+	} {
+		if got := tc.cmd.NextStep(tc.res, inspect); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+	if got := (Command{Profile: stream.Cursor, Path: "/x/agent", Mode: stream.Events}).NextStep(hung("s"), ""); strings.Contains(got, "see") {
+		t.Errorf("no log, still %q", got)
+	}
+}
