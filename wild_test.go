@@ -71,8 +71,16 @@ func TestWildErrors(t *testing.T) {
 		r := runWrapper(t, []string{"CURSOR_WRAP_AGENT=claude", steps("replay", wild("claude-not-logged-in.jsonl"), "1000000", "exit", "1")}, nil,
 			"--restarts", "2", "--", "hello")
 		rec := firstRecord(t, r.logDir, "agent_error")
-		if rec == nil || rec["kind"] != "auth" || bytes.Contains(r.stderr, []byte("restarting")) || !bytes.Contains(r.stderr, []byte("(auth)")) {
+		if r.code != 83 || rec == nil || rec["kind"] != "auth" || bytes.Contains(r.stderr, []byte("restarting")) || !bytes.Contains(r.stderr, []byte("(auth)")) {
 			t.Errorf("exit %d, record %v; stderr %s", r.code, rec, r.stderr)
+		}
+	})
+	t.Run("rate limit through the shell functions keeps the agent's status", func(t *testing.T) {
+		t.Parallel()
+		r := runWrapper(t, []string{"CURSOR_WRAP_SHELL_FUNC=cursor-agent"}, nil, "--alias", "--",
+			"-p", "err", "Error: S: [resource_exhausted] Error.", "exit", "3")
+		if r.code != 3 || firstRecord(t, r.logDir, "agent_error") == nil {
+			t.Errorf("exit %d; stderr %s", r.code, r.stderr)
 		}
 	})
 }
@@ -97,7 +105,7 @@ func TestWildTextModeBusy(t *testing.T) {
 	t.Parallel()
 	r := runWrapper(t, []string{"CURSOR_WRAP_SHELL_FUNC=cursor-agent"}, nil, "--alias", "--idle-timeout", "2s", "--max-silence", "2m",
 		"--", "-p", "--output-format", "text", "burn", "30s", "line", "All done.")
-	if firstRecord(t, r.logDir, "hang_detected") != nil || !strings.Contains(string(r.stdout), "All done.") {
+	if r.code != 0 || firstRecord(t, r.logDir, "hang_detected") != nil || !strings.Contains(string(r.stdout), "All done.") {
 		t.Errorf("exit %d after %v; stderr %s", r.code, r.took, r.stderr)
 	}
 }

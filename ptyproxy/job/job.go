@@ -328,7 +328,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
 	}
-	status := Status(out)
+	status := j.Cmd.Status(out)
 	if status != 0 {
 		// A failed run's log must survive a crash of the machine too: it
 		// is what explains the failure.

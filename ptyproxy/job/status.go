@@ -19,6 +19,13 @@ const (
 	ExitNotExec    = 126 // the agent was found but cannot be run
 	ExitNotFound   = 127 // no agent to run
 	ExitSignalBase = 128 // 128+n after signal n
+	// A direct run that failed after the agent said why: one status per
+	// kind of agent error, so a script can tell waiting from logging in.
+	ExitRateLimit = 80
+	ExitNetwork   = 81
+	ExitQuota     = 82
+	ExitAuth      = 83
+	ExitUpdate    = 84
 	// exitNoResult flags a direct stream-json run whose agent exited 0
 	// without its result.
 	exitNoResult = 1
@@ -32,9 +39,11 @@ const (
 // when it failed otherwise. One more case is the wrapper's: a direct
 // stream-json run, where the wrapper itself asked for the stream and a
 // result must end it, turns an exit 0 without that result into 1, since
-// the stream was cut short. An alias-mode run (the shell functions) or
-// another output format keeps the agent's status: a drop-in must not fail
-// `cursor-agent -p "…" && deploy` that succeeds without the wrapper.
+// the stream was cut short. A direct run that fails (either way) after the
+// agent said why it cannot go on gets that reason's status, 80–84. An
+// alias-mode run (the shell functions) keeps the agent's status: a drop-in
+// must not fail `cursor-agent -p "…" && deploy` that succeeds without the
+// wrapper, nor change how it fails.
 func (c Command) Status(out ptyproxy.Outcome) int {
 	agent := out.ExitCode
 	if out.ExitSignal != 0 {
@@ -56,22 +65,30 @@ func (c Command) Status(out ptyproxy.Outcome) int {
 		}
 		return ExitStdout
 	}
+	status := agent
 	if c.truncates(out) {
-		return exitNoResult
+		status = exitNoResult
 	}
-	return agent
+	if e := out.AgentError; status != 0 && c.Direct && e != nil {
+		if s, ok := errorStatus[e.Kind]; ok {
+			return s
+		}
+	}
+	return status
+}
+
+var errorStatus = map[stream.ErrorKind]int{
+	stream.RateLimit: ExitRateLimit,
+	stream.Network:   ExitNetwork,
+	stream.Quota:     ExitQuota,
+	stream.Auth:      ExitAuth,
+	stream.Update:    ExitUpdate,
 }
 
 // truncates reports whether out is a direct stream-json run that exited
 // 0 without its result.
 func (c Command) truncates(out ptyproxy.Outcome) bool {
 	return c.Direct && c.Mode == stream.Events && !out.Done && out.ExitCode == 0 && out.ExitSignal == 0
-}
-
-// Status is Command.Status for a direct stream-json run. The attempt's exit
-// record (job.go) still calls it; it goes once that passes its command.
-func Status(out ptyproxy.Outcome) int {
-	return Command{Mode: stream.Events, Direct: true}.Status(out)
 }
 
 // StartStatus is the exit status for an agent that could not be resolved

@@ -60,6 +60,39 @@ func TestStatusKeepsTheAgents(t *testing.T) {
 	}
 }
 
+// TestStatusOfAgentErrors checks that a direct run that fails after the
+// agent said why gets that reason's status, and that a run that succeeds
+// anyway, or runs as the drop-in, keeps its own.
+func TestStatusOfAgentErrors(t *testing.T) {
+	t.Parallel()
+	direct := Command{Mode: stream.Events, Direct: true}
+	text := Command{Mode: stream.Bytes, Direct: true}
+	alias := Command{Mode: stream.Events}
+	for kind, want := range map[stream.ErrorKind]int{
+		stream.RateLimit: 80, stream.Network: 81, stream.Quota: 82, stream.Auth: 83, stream.Update: 84,
+	} {
+		e := &stream.AgentError{Kind: kind}
+		for _, tc := range []struct {
+			name string
+			cmd  Command
+			out  ptyproxy.Outcome
+			want int
+		}{
+			{"direct, exit 1", direct, ptyproxy.Outcome{ExitCode: 1, AgentError: e}, want},
+			{"direct, exit 0 without a result", direct, ptyproxy.Outcome{AgentError: e}, want},
+			{"direct, answered after it", direct, ptyproxy.Outcome{Done: true, AgentError: e}, 0},
+			{"direct text, exit 0", text, ptyproxy.Outcome{AgentError: e}, 0},
+			{"direct text, exit 1", text, ptyproxy.Outcome{ExitCode: 1, AgentError: e}, want},
+			{"alias, exit 1", alias, ptyproxy.Outcome{ExitCode: 1, AgentError: e}, 1},
+			{"direct, hang", direct, ptyproxy.Outcome{Cause: ptyproxy.Hung, AgentError: e}, ExitHang},
+		} {
+			if got := tc.cmd.Status(tc.out); got != tc.want {
+				t.Errorf("%s, %s: status %d, want %d", kind, tc.name, got, tc.want)
+			}
+		}
+	}
+}
+
 func TestStartStatus(t *testing.T) {
 	t.Parallel()
 	for err, want := range map[error]int{
