@@ -46,13 +46,3 @@ func TestRedactedRecords(t *testing.T) {
 		t.Errorf("record %s", b.String())
 	}
 }
-
-func BenchmarkRedact(b *testing.B) {
-	r := NewRedactor([]string{"--api-key", "key_live_0123456789"}, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})
-	line := []byte(`{"time":"2026-11-25T22:44:27.136Z","level":"DEBUG","msg":"event","recv_ts":1795646667136,"raw":"` + strings.Repeat("x", 1000) + `"}` + "\n")
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	for b.Loop() {
-		r.Redact(line)
-	}
-}
