@@ -92,11 +92,10 @@ type StoppedAt struct {
 
 // record is what inspect reads of a log record.
 type record struct {
-	Time    time.Time        `json:"time"`
-	Msg     string           `json:"msg"`
-	RecvTS  int64            `json:"recv_ts"`
-	Raw     string           `json:"raw"`
-	RawB64  []byte           `json:"raw_base64"`
+	Time   time.Time `json:"time"`
+	Msg    string    `json:"msg"`
+	RecvTS int64     `json:"recv_ts"`
+	EventText
 	Argv    []string         `json:"argv"`
 	Agent   string           `json:"agent"`
 	Reason  *watchdog.Reason `json:"reason"`
@@ -227,11 +226,7 @@ func targets(pids []int) string {
 // event adds one output line: runs of events of one type and subtype that
 // involve no tool call fold into one entry, unless a long gap splits them.
 func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int) {
-	raw := []byte(rec.Raw)
-	if rec.RawB64 != nil {
-		raw = rec.RawB64
-		rec.Raw = string(raw)
-	}
+	raw := rec.Line()
 	ev := stream.Parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
 	what := ev.Label()
 	if ev.Type == "system" && ev.Subtype == "init" {
@@ -261,7 +256,7 @@ func (t *Timeline) event(at, g, gapMark Millis, rec record, open map[string]int)
 		}
 	}
 	if ev.NotJSON {
-		detail = fmt.Sprintf("%q", truncateText(rec.Raw, 60))
+		detail = fmt.Sprintf("%q", truncateText(string(raw), 60))
 	}
 	if n := len(t.Entries); n > 0 && detail == "" && g < gapMark {
 		if prev := &t.Entries[n-1]; prev.What == what && prev.Detail == "" {
