@@ -29,7 +29,8 @@
 # The output is the README's Performance block as it stands: the run's
 # conditions, the command, and the table, in markdown.
 #
-#   scripts/bench.sh                  full run (about 10 minutes)
+#   scripts/bench.sh                  full run (about 10 minutes; 15 on a
+#                                     machine busy with other work)
 #   BENCH_QUICK=1 scripts/bench.sh    smoke run (about 2 minutes)
 #   BENCH_RUNS=9                      runs per case (default 7, quick 3)
 #   BENCH_LAT_RUNS=10                 runs of the latency case (default 10)
