@@ -149,12 +149,16 @@ func (l *File) Write(p []byte) (int, error) {
 		// The disk is behind (writeback throttling a burst): wait a little
 		// for the writer to make room rather than lose records. A disk
 		// that stays stuck costs this wait once, not once per record.
+		// The deadline is taken before the timer starts, so the timer's
+		// wake-up never comes before it: one that did would leave this
+		// waiting for a writer that is stuck.
+		deadline := time.Now().Add(maxWait)
 		wake := time.AfterFunc(maxWait, func() {
 			l.mu.Lock()
 			l.cond.Broadcast()
 			l.mu.Unlock()
 		})
-		for deadline := time.Now().Add(maxWait); full() && time.Now().Before(deadline) && !l.failed; {
+		for full() && time.Now().Before(deadline) && !l.failed {
 			l.cond.Wait()
 		}
 		wake.Stop()
