@@ -143,21 +143,20 @@ func BenchmarkReader(b *testing.B) {
 	b.ResetTimer()
 	go r.run()
 	var lines, batches int
-	for {
+	for done := false; !done; {
 		select {
 		case bt := <-r.batches:
 			lines += len(bt.lines)
 			batches++
 			r.free <- bt
-			continue
 		case err := <-r.done:
 			if err != nil {
 				b.Fatal(err)
 			}
+			done = true
 		}
-		break
 	}
-	for len(r.batches) > 0 {
+	for len(r.batches) > 0 { // sent before done; select may have taken done first
 		bt := <-r.batches
 		lines += len(bt.lines)
 		batches++
@@ -174,7 +173,7 @@ func BenchmarkReader(b *testing.B) {
 // writes it (records redacted, queued, written to a file) or without one.
 // Profile the proxy with
 //
-//	go test -run '^$' -bench 'Run/lines1KiB/log$' -benchtime 10x -cpuprofile cpu.out ./ptyproxy
+//	go test -run '^$' -bench 'Run/lines1KiB/^log$' -benchtime 10x -cpuprofile cpu.out ./ptyproxy
 func BenchmarkRun(b *testing.B) {
 	self, err := os.Executable()
 	if err != nil {
