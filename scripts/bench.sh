@@ -5,7 +5,8 @@
 # Every case runs the same fake agent several ways:
 #   pipe      the agent writes to a plain pipe (no PTY, no wrapper)
 #   bare PTY  the agent writes to a raw PTY; `bench barepty` copies the
-#             master to a pipe with a blocking read/write loop: the physical
+#             master to a pipe, what it holds in one write (a blocking
+#             read, then nonblocking ones until it is empty): the physical
 #             limit of any PTY design
 #   wrapper   cursor-wrap, session log on, in a fresh log dir
 #   log off   (throughput only) cursor-wrap with --log-dir under a regular
