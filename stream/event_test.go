@@ -261,23 +261,6 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-func BenchmarkParse(b *testing.B) {
-	for _, tc := range []struct{ name, line string }{
-		{"thinking", `{"type":"thinking","subtype":"delta","text":" integration","session_id":"b7a93e10-2c4d-4e8f-a1b6-0d9c3f5e7a21","timestamp_ms":1789996802223}`},
-		{"started", `{"type":"tool_call","subtype":"started","call_id":"call-7b2e9c14-0\nfc_5a1c9e3d_0","tool_call":{"shellToolCall":{"args":{"command":"go test ./...","workingDirectory":"","timeout":30000,"toolCallId":"call-7b2e9c14-0\nfc_5a1c9e3d_0"}}},"model_call_id":"m","session_id":"s","timestamp_ms":1}`},
-		{"result1MiB", `{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"result":{"success":{"content":"` + strings.Repeat(`ab\"cd\\n`, 1<<17) + `"}}}},"session_id":"s","timestamp_ms":2}`},
-	} {
-		line := Line{Text: []byte(tc.line), Len: int64(len(tc.line)), Newline: true}
-		b.Run(tc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(tc.line)))
-			b.ReportAllocs()
-			for b.Loop() {
-				Parse(line)
-			}
-		})
-	}
-}
-
 // TestHugeTimeoutSaturates: a declared timeout too large for a Duration is
 // the longest one, never a wrapped or dropped one.
 func TestHugeTimeoutSaturates(t *testing.T) {

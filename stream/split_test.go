@@ -112,16 +112,3 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkSplitter(b *testing.B) {
-	line := append(bytes.Repeat([]byte("a"), 1023), '\n')
-	buf := bytes.Repeat(line, 64) // 64 KiB reads of 1 KiB lines
-	lines := 0
-	s := NewSplitter(DefaultKeep, func(Line) { lines++ })
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Write(buf)
-	}
-	_ = lines
-}

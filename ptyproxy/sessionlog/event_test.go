@@ -98,22 +98,3 @@ func FuzzAppendEvent(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkEventRecord(b *testing.B) {
-	e := Event{Time: eventT, RecvTS: 1795646667136, Type: "thinking", Subtype: "delta", Raw: []byte(`{"type":"thinking","subtype":"delta","text":"` + strings.Repeat("word ", 190) + `"}`)}
-	b.Run("AppendEvent", func(b *testing.B) {
-		var buf []byte
-		b.SetBytes(int64(len(e.Raw)))
-		b.ReportAllocs()
-		for b.Loop() {
-			buf = AppendEvent(buf[:0], e)
-		}
-	})
-	b.Run("slog", func(b *testing.B) {
-		b.SetBytes(int64(len(e.Raw)))
-		b.ReportAllocs()
-		for b.Loop() {
-			viaSlog(e)
-		}
-	})
-}

@@ -56,21 +56,6 @@ func TestRedactedRecords(t *testing.T) {
 	}
 }
 
-func BenchmarkRedact(b *testing.B) {
-	r := NewRedactor([]string{"--api-key", "key_live_0123456789"}, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})
-	prose := strings.Repeat(`The user_id field is read from the request-scoped context; see docs/api_v2-notes.md. `, 12)
-	for name, body := range map[string]string{"filler": strings.Repeat("x", 1000), "prose": prose} {
-		line := []byte(`{"time":"2026-11-25T22:44:27.136Z","level":"DEBUG","msg":"event","recv_ts":1795646667136,"type":"assistant","raw":"` + body + `"}` + "\n")
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(line)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r.Redact(line)
-			}
-		})
-	}
-}
-
 func TestSecretName(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]bool{
