@@ -30,16 +30,23 @@ var benchChunk = func() []byte {
 	return []byte(strings.Repeat(line, 64))
 }()
 
-// benchPTY opens a PTY as start does (nonblocking master, raw slave) and
-// writes total bytes of benchChunk to the slave from a goroutine, then
-// closes it, so the master reads EIO after the last byte.
+// benchPTY opens a PTY as start does (both ends outside the poller,
+// nonblocking master, raw slave) and writes total bytes of benchChunk to
+// the slave from a goroutine, then closes it, so the master reads EIO
+// after the last byte.
 func benchPTY(b *testing.B, total int64) *os.File {
 	b.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
+	if master, err = unpoll(master); err != nil {
+		b.Fatal(err)
+	}
+	if slave, err = unpoll(slave); err != nil {
+		b.Fatal(err)
+	}
+	if err := prepareMaster(master); err != nil {
 		b.Fatal(err)
 	}
 	if err := makeRaw(int(slave.Fd())); err != nil {

@@ -41,7 +41,7 @@ const batchPool = 8
 // comes first: latency is one read and one write, whatever the parsing
 // costs.
 type reader struct {
-	master *os.File
+	master *os.File        // outside Go's poller (see unpoll), nonblocking
 	raw    syscall.RawConn // the master's descriptor, for coalesced reads
 	out    io.Writer
 	parse  func(stream.Line) stream.Event // nil: bytes only, no events
@@ -55,6 +55,7 @@ type reader struct {
 	writingSince atomic.Int64
 	outErr       atomic.Pointer[error] // first stdout write error
 	drainUntil   atomic.Int64          // Unix ns the drain ends at the latest; 0 before it begins
+	deadline     atomic.Int64          // Unix ns a read with nothing to read ends at; 0 for none
 	midLine      atomic.Bool           // the stream ended inside a line
 
 	// recooked counts the reads after which the PTY was found cooking its
@@ -111,7 +112,8 @@ func (r *reader) run() {
 			r.take(r.raw1(buf[:n]))
 			if until := r.drainUntil.Load(); until != 0 {
 				// Keep draining while bytes come, within the drain's bound.
-				r.setDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
+				// This goroutine is the one that waits: no wake-up needed.
+				r.deadline.Store(min(time.Now().Add(drainQuiet).UnixNano(), until))
 			}
 		}
 		if err == nil {
@@ -140,6 +142,79 @@ func (r *reader) run() {
 		r.done <- err
 		return
 	}
+}
+
+// read reads what the master holds, read after read, until it has nothing
+// more right now or buf is full, waiting (wait) only while nothing came. A
+// PTY hands out at most 4 KiB a read: taken one by one, each read would
+// cost a stdout write, a batch and a wake-up of the session loop. Waiting
+// for nothing extra, coalescing adds no latency.
+//
+// The master is outside Go's poller (see unpoll), so the loop runs inside
+// Control: a Close of the master from another goroutine releases the
+// descriptor only once the loop is out, so no other file can take its
+// number while it is read. A passed deadline ends a read before it looks,
+// as the poller's does, so a leftover process that never stops writing
+// cannot keep the drain going past its bound.
+func (r *reader) read(buf []byte) (n int, err error) {
+	if d := r.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
+		return 0, os.ErrDeadlineExceeded
+	}
+	if !r.wakeOpen() {
+		if err := r.openWake(); err != nil {
+			return 0, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			r.closeWake()
+		}
+	}()
+	var rerr error
+	cerr := r.raw.Control(func(fd uintptr) {
+		woke := false // wait said the master was readable
+		for n < len(buf) {
+			m, err := syscall.Read(int(fd), buf[n:])
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				if n > 0 {
+					return
+				}
+				if woke {
+					// Readable, yet nothing to read (poll(2) does that
+					// with FreeBSD ptys, arcan#97): do not spin on it.
+					time.Sleep(time.Millisecond)
+				}
+				if err := r.wait(int(fd)); err != nil {
+					rerr = err
+					return
+				}
+				woke = true
+				continue
+			case err != nil:
+				rerr = err
+				return
+			case m == 0:
+				rerr = io.EOF
+				return
+			}
+			n += m
+			woke = false
+		}
+	})
+	if rerr != nil {
+		return n, rerr
+	}
+	return n, cerr
+}
+
+// setDeadline ends a read that has nothing to read by t, waking a wait
+// under way so that it sees t.
+func (r *reader) setDeadline(t time.Time) {
+	r.deadline.Store(t.UnixNano())
+	r.wakeUp()
 }
 
 // raw1 undoes what a PTY whose output processing an agent turned back on

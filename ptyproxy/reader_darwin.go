@@ -2,82 +2,25 @@ package ptyproxy
 
 import (
 	"errors"
-	"io"
 	"os"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// readerOS is what reading the master needs on macOS (see prepareMaster):
-// the deadline, kept here since SetReadDeadline does nothing to a file
-// outside Go's poller, and a pipe whose read end wakes the wait when the
-// deadline changes.
+// readerOS is what reading the master needs on macOS beyond the shared
+// reader: a pipe whose read end wakes the wait when the deadline changes
+// (no eventfd there).
 type readerOS struct {
-	deadline atomic.Int64 // Unix ns, 0 for none
-	wakeR    *os.File     // the reader's own
-	wakeFD   int          // wakeR's descriptor
-	wakeW    atomic.Pointer[os.File]
-}
-
-// read reads what the master holds, read after read, until it has nothing
-// more right now or buf is full, waiting with select(2) only while nothing
-// came (see reader_linux.go for why reads are coalesced).
-func (r *reader) read(buf []byte) (n int, err error) {
-	if r.wakeR == nil {
-		if err := r.openWake(); err != nil {
-			return 0, err
-		}
-	}
-	defer func() {
-		if err != nil {
-			r.closeWake()
-		}
-	}()
-	var rerr error
-	cerr := r.raw.Control(func(fd uintptr) {
-		woke := false // select said the master was readable
-		for n < len(buf) {
-			m, err := syscall.Read(int(fd), buf[n:])
-			switch {
-			case err == syscall.EINTR:
-				continue
-			case err == syscall.EAGAIN:
-				if n > 0 {
-					return
-				}
-				if woke {
-					// Readable, yet nothing to read (poll(2) does that
-					// with FreeBSD ptys, arcan#97): do not spin on it.
-					time.Sleep(time.Millisecond)
-				}
-				if err := r.wait(int(fd)); err != nil {
-					rerr = err
-					return
-				}
-				woke = true
-				continue
-			case err != nil:
-				rerr = err
-				return
-			case m == 0:
-				rerr = io.EOF
-				return
-			}
-			n += m
-			woke = false
-		}
-	})
-	if rerr != nil {
-		return n, rerr
-	}
-	return n, cerr
+	wakeR  *os.File // the reader's own
+	wakeFD int      // wakeR's descriptor
+	wakeW  atomic.Pointer[os.File]
 }
 
 // wait returns once the master is readable, or os.ErrDeadlineExceeded
-// when the deadline passes first.
+// when the deadline passes first. It waits with select(2): Go's poller and
+// poll(2) do not work with a pty master on macOS (see prepareMaster).
 func (r *reader) wait(master int) error {
 	for {
 		var tv *unix.Timeval
@@ -108,6 +51,9 @@ func (r *reader) wait(master int) error {
 	}
 }
 
+// wakeOpen reports whether the pipe is open.
+func (r *reader) wakeOpen() bool { return r.wakeR != nil }
+
 func (r *reader) openWake() error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -130,12 +76,12 @@ func (r *reader) closeWake() {
 	}
 	if r.wakeR != nil {
 		r.wakeR.Close()
+		r.wakeR = nil
 	}
 }
 
-// setDeadline ends a read that has nothing to read by t.
-func (r *reader) setDeadline(t time.Time) {
-	r.deadline.Store(t.UnixNano())
+// wakeUp makes a wait under way read the deadline again.
+func (r *reader) wakeUp() {
 	if w := r.wakeW.Load(); w != nil {
 		_, _ = w.Write([]byte{0}) // Fails only once the reader has ended.
 	}

@@ -63,6 +63,13 @@ func start(o *Options, env []string) (*proc, error) {
 			p.closeAll()
 		}
 	}()
+	if p.master, err = unpoll(master); err != nil {
+		return nil, fmt.Errorf("cannot set up the pseudo-terminal: %w", err)
+	}
+	if p.slave, err = unpoll(slave); err != nil {
+		return nil, fmt.Errorf("cannot set up the pseudo-terminal: %w", err)
+	}
+	master, slave = p.master, p.slave
 	if err := prepareMaster(master); err != nil {
 		return nil, err
 	}
@@ -139,6 +146,25 @@ func start(o *Options, env []string) (*proc, error) {
 	p.feedStdin(stdinW, o.Stdin)
 	ok = true
 	return p, nil
+}
+
+// unpoll returns a descriptor of f's own that Go's runtime poller does not
+// watch, and closes f. Both ends of the PTY leave the poller: the tty layer
+// hands the agent's output to the master in pieces of a few KiB and wakes
+// the waiters of both ends at each (the parent's slave copy is writable
+// again each time the master is read), so in the poller each piece woke
+// the runtime: an epoll_wait and a scheduler pass per 4 KiB, a quarter of
+// the wrapper's CPU. The reader waits on the master itself (see read),
+// and nothing waits on the slave copy, which is only held. f.Fd makes the
+// descriptor blocking, which keeps NewFile from polling the copy.
+func unpoll(f *os.File) (*os.File, error) {
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	name := f.Name()
+	f.Close()
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // makeRaw sets the tty raw, ONLCR cleared too. An agent that turns output

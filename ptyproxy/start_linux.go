@@ -8,10 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// prepareMaster makes the master nonblocking. creack/pty hands it back
-// blocking (its ioctls call Fd). Made nonblocking, reads go through the
-// poller, so deadlines and Close work. This is the last time Fd is called
-// on it.
+// prepareMaster makes the master nonblocking at the descriptor: it is
+// outside Go's poller (see unpoll), and the reader reads it until EAGAIN
+// and waits with ppoll(2) only when it is empty (see read).
 func prepareMaster(master *os.File) error {
 	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
 		return fmt.Errorf("cannot set up the pseudo-terminal (nonblocking): %w", err)
