@@ -112,8 +112,7 @@ func (r *reader) run() {
 			r.take(r.raw1(buf[:n]))
 			if until := r.drainUntil.Load(); until != 0 {
 				// Keep draining while bytes come, within the drain's bound.
-				// This goroutine is the one that waits: no wake-up needed.
-				r.deadline.Store(min(time.Now().Add(drainQuiet).UnixNano(), until))
+				r.setDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
 			}
 		}
 		if err == nil {
@@ -160,18 +159,18 @@ func (r *reader) read(buf []byte) (n int, err error) {
 	if d := r.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
 		return 0, os.ErrDeadlineExceeded
 	}
-	if !r.wakeOpen() {
-		if err := r.openWake(); err != nil {
-			return 0, err
-		}
-	}
 	defer func() {
 		if err != nil {
-			r.closeWake()
+			r.closeWait()
 		}
 	}()
 	var rerr error
 	cerr := r.raw.Control(func(fd uintptr) {
+		if !r.waitOpen() {
+			if rerr = r.openWait(int(fd)); rerr != nil {
+				return
+			}
+		}
 		woke := false // wait said the master was readable
 		for n < len(buf) {
 			m, err := syscall.Read(int(fd), buf[n:])
@@ -208,13 +207,6 @@ func (r *reader) read(buf []byte) (n int, err error) {
 		return n, rerr
 	}
 	return n, cerr
-}
-
-// setDeadline ends a read that has nothing to read by t, waking a wait
-// under way so that it sees t.
-func (r *reader) setDeadline(t time.Time) {
-	r.deadline.Store(t.UnixNano())
-	r.wakeUp()
 }
 
 // raw1 undoes what a PTY whose output processing an agent turned back on

@@ -51,10 +51,11 @@ func (r *reader) wait(master int) error {
 	}
 }
 
-// wakeOpen reports whether the pipe is open.
-func (r *reader) wakeOpen() bool { return r.wakeR != nil }
+// waitOpen reports whether the pipe is open.
+func (r *reader) waitOpen() bool { return r.wakeR != nil }
 
-func (r *reader) openWake() error {
+// openWait opens the pipe.
+func (r *reader) openWait(int) error {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return err
@@ -70,7 +71,8 @@ func (r *reader) openWake() error {
 	return nil
 }
 
-func (r *reader) closeWake() {
+// closeWait closes the pipe once the reader is done with it.
+func (r *reader) closeWait() {
 	if w := r.wakeW.Swap(nil); w != nil {
 		w.Close()
 	}
@@ -80,8 +82,10 @@ func (r *reader) closeWake() {
 	}
 }
 
-// wakeUp makes a wait under way read the deadline again.
-func (r *reader) wakeUp() {
+// setDeadline ends a read that has nothing to read by t, waking a wait
+// under way so that it sees t.
+func (r *reader) setDeadline(t time.Time) {
+	r.deadline.Store(t.UnixNano())
 	if w := r.wakeW.Load(); w != nil {
 		_, _ = w.Write([]byte{0}) // Fails only once the reader has ended.
 	}

@@ -1,84 +1,104 @@
 package ptyproxy
 
 import (
-	"errors"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // readerOS is what reading the master needs on Linux beyond the shared
-// reader: an eventfd that wakes the wait when the deadline changes.
+// reader: an epoll set of its own that holds the master alone, armed
+// (EPOLLONESHOT) only while the reader waits, and is itself in Go's
+// poller. The wait parks the goroutine as a read of a polled file does,
+// so a silent agent costs no thread and no wake-ups, and the deadline is
+// the poller's; while the reader is busy the master is disarmed, so the
+// pieces the tty layer hands it wake nothing. (A thread of its own blocked
+// in ppoll(2) instead kept the runtime's sysmon awake: twice the CPU for
+// an agent that writes an event every 10 ms.)
 type readerOS struct {
-	wake   atomic.Pointer[os.File] // the eventfd; nil before the first read and after the last
-	wakeFD int                     // its descriptor, for the reader's own use
+	ep    atomic.Pointer[os.File] // nil before the first read and after the last
+	epRaw syscall.RawConn
+	epFD  int
 }
 
-// wait returns once the master is readable (or hung up: the read says
-// which), or os.ErrDeadlineExceeded when the deadline passes first. It
-// blocks in ppoll(2) on the master and the eventfd: a thread of its own
-// while the agent is silent, and no runtime poller woken by each piece of
-// output the tty layer hands the master.
-func (r *reader) wait(master int) error {
-	for {
-		var ts *unix.Timespec
-		if d := r.deadline.Load(); d != 0 {
-			left := time.Until(time.Unix(0, d))
-			if left <= 0 {
-				return os.ErrDeadlineExceeded
-			}
-			t := unix.NsecToTimespec(left.Nanoseconds())
-			ts = &t
-		}
-		fds := [2]unix.PollFd{{Fd: int32(master), Events: unix.POLLIN}, {Fd: int32(r.wakeFD), Events: unix.POLLIN}}
-		if _, err := unix.Ppoll(fds[:], ts, nil); err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return err
-		}
-		if fds[1].Revents&unix.POLLIN != 0 {
-			var b [8]byte
-			_, _ = unix.Read(r.wakeFD, b[:]) // Emptied; the deadline is read again above.
-		}
-		if fds[0].Revents&unix.POLLNVAL != 0 || fds[1].Revents&unix.POLLNVAL != 0 {
-			return errors.New("polling the pty: a descriptor is not open")
-		}
-		if fds[0].Revents != 0 {
-			return nil
-		}
-	}
-}
+// waitOpen reports whether the epoll set is open.
+func (r *reader) waitOpen() bool { return r.ep.Load() != nil }
 
-// wakeOpen reports whether the eventfd is open.
-func (r *reader) wakeOpen() bool { return r.wake.Load() != nil }
-
-// openWake opens the eventfd, blocking so that Go does not poll it: it is
-// read only when ppoll says it holds a count, and a write blocks only on a
-// count near 2^64.
-func (r *reader) openWake() error {
-	fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+// openWait makes the epoll set, the master in it disarmed.
+func (r *reader) openWait(master int) error {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		return os.NewSyscallError("eventfd", err)
+		return os.NewSyscallError("epoll_create1", err)
 	}
-	r.wakeFD = fd
-	r.wake.Store(os.NewFile(uintptr(fd), "eventfd"))
+	ev := unix.EpollEvent{Events: unix.EPOLLONESHOT, Fd: int32(master)}
+	if err := unix.EpollCtl(fd, unix.EPOLL_CTL_ADD, master, &ev); err != nil {
+		unix.Close(fd)
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(fd), "epoll") // Nonblocking: Go polls it.
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r.epRaw, r.epFD = rc, fd
+	r.ep.Store(f)
+	// A deadline set before the set existed (see setDeadline).
+	if d := r.deadline.Load(); d != 0 {
+		_ = f.SetReadDeadline(time.Unix(0, d))
+	}
 	return nil
 }
 
-// closeWake closes the eventfd once the reader is done with it. A wakeUp
-// that races it writes to a closed *os.File, which fails harmlessly.
-func (r *reader) closeWake() {
-	if w := r.wake.Swap(nil); w != nil {
-		w.Close()
+// wait returns once the master is readable (or hung up: the read says
+// which), or os.ErrDeadlineExceeded when the deadline passes first. Arming
+// finds a master that became readable since it was last read empty.
+func (r *reader) wait(master int) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(master)}
+	if err := unix.EpollCtl(r.epFD, unix.EPOLL_CTL_MOD, master, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	var evs [1]unix.EpollEvent
+	var werr error
+	err := r.epRaw.Read(func(fd uintptr) bool {
+		for {
+			n, err := unix.EpollWait(int(fd), evs[:], 0)
+			switch {
+			case err == unix.EINTR:
+				continue
+			case err != nil:
+				werr = os.NewSyscallError("epoll_wait", err)
+				return true
+			}
+			// The event, once taken, disarms the master.
+			return n > 0
+		}
+	})
+	if werr != nil {
+		return werr
+	}
+	return err
+}
+
+// closeWait closes the epoll set once the reader is done with it.
+func (r *reader) closeWait() {
+	if f := r.ep.Swap(nil); f != nil {
+		f.Close()
 	}
 }
 
-// wakeUp makes a wait under way read the deadline again.
-func (r *reader) wakeUp() {
-	if w := r.wake.Load(); w != nil {
-		_, _ = w.Write([]byte{1, 0, 0, 0, 0, 0, 0, 0}) // Fails only once the reader has ended.
+// setDeadline ends a read that has nothing to read by t; a wait under way
+// is ended by the poller.
+func (r *reader) setDeadline(t time.Time) {
+	r.deadline.Store(t.UnixNano())
+	if f := r.ep.Load(); f != nil {
+		_ = f.SetReadDeadline(t) // Fails only once the reader has ended.
 	}
 }
