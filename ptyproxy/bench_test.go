@@ -15,11 +15,13 @@ import (
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // The proxy's stages of the hot path (read → forward → split → parse →
 // record → redact → write; stream and sessionlog benchmark the others),
-// the reader goroutine as a whole, and whole attempts. The input is
+// the reader goroutine (read, forward) and the session loop's part (split
+// to write) as a whole, and whole attempts. The input is
 // scripts/bench.sh's throughput case, the fake agent's 1 KiB lines; bytes
 // per op are the agent's bytes, so MB/s compare from stage to stage.
 
@@ -104,8 +106,8 @@ func drainPipe(b *testing.B) (*os.File, func()) {
 // 4 KiB a PTY hands out per read(2) into reads of up to 64 KiB.
 func BenchmarkRead(b *testing.B) {
 	const perOp = 1 << 20
-	r := newReader(benchPTY(b, int64(b.N)*perOp), io.Discard, nil)
-	buf := make([]byte, 64<<10)
+	r := newReader(benchPTY(b, int64(b.N)*perOp), io.Discard)
+	buf := make([]byte, readSize)
 	b.SetBytes(perOp)
 	b.ResetTimer()
 	var got, reads int64
@@ -127,7 +129,7 @@ func BenchmarkRead(b *testing.B) {
 // BenchmarkForward writes 64 KiB reads to stdout, a pipe.
 func BenchmarkForward(b *testing.B) {
 	out := drain(b)
-	r := newReader(out, out, nil) // forward uses only out
+	r := newReader(out, out) // forward uses only out
 	b.SetBytes(int64(len(benchChunk)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -138,21 +140,21 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
-// BenchmarkReader runs the reader goroutine (read, forward, split, parse)
-// with a loop that only hands the batches back: its cost over BenchmarkRead
-// and BenchmarkForward is the splitting, the parsing and the hand-off.
+// BenchmarkReader runs the reader goroutine (read, forward, hand-off) with
+// a loop that only hands the batches back: its cost over BenchmarkRead and
+// BenchmarkForward is the hand-off.
 func BenchmarkReader(b *testing.B) {
 	const perOp = 1 << 20
-	r := newReader(benchPTY(b, int64(b.N)*perOp), drain(b), stream.Parse)
+	r := newReader(benchPTY(b, int64(b.N)*perOp), drain(b))
 	b.SetBytes(perOp)
 	b.ReportAllocs()
 	b.ResetTimer()
 	go r.run()
-	var lines, batches int
+	var got, batches int
 	for done := false; !done; {
 		select {
 		case bt := <-r.batches:
-			lines += len(bt.lines)
+			got += len(bt.data)
 			batches++
 			r.free <- bt
 		case err := <-r.done:
@@ -164,14 +166,44 @@ func BenchmarkReader(b *testing.B) {
 	}
 	for len(r.batches) > 0 { // sent before done; select may have taken done first
 		bt := <-r.batches
-		lines += len(bt.lines)
+		got += len(bt.data)
 		batches++
 	}
 	b.StopTimer()
-	if want := b.N * perOp / 1024; lines != want {
-		b.Fatalf("%d lines, want %d", lines, want)
+	if want := b.N * perOp; got != want {
+		b.Fatalf("%d bytes, want %d", got, want)
 	}
-	b.ReportMetric(float64(int64(b.N)*perOp)/float64(batches), "B/batch")
+	b.ReportMetric(float64(got)/float64(batches), "B/batch")
+}
+
+// BenchmarkFeed runs the session loop's part of the hot path on 64 KiB
+// batches of 1 KiB lines: split, parse, the watchdog, and the event
+// records, redacted and queued to a log file whose writer goroutine
+// writes them (the queue's cost, not the disk's, unless the disk is
+// behind). With BenchmarkReader it is the whole of an attempt's hot path.
+func BenchmarkFeed(b *testing.B) {
+	f := sessionlog.Open(b.TempDir(), time.Now(), func(err error) { b.Error(err) })
+	b.Cleanup(f.Close)
+	l := &loop{
+		o: Options{
+			Parse: stream.Parse,
+			Log:   sessionlog.NewRecorder(f, sessionlog.NewRedactor(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})),
+		},
+		r:      &reader{},
+		wd:     watchdog.New(fast(), time.Now()),
+		exited: true, // no process tree to look at
+	}
+	l.cutLines()
+	bt := &batch{data: benchChunk}
+	b.SetBytes(int64(len(benchChunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		bt.at = time.Now()
+		l.feed(bt)
+	}
+	if want := b.N * len(benchChunk) / 1024; l.out.Lines != want {
+		b.Fatalf("%d lines, want %d", l.out.Lines, want)
+	}
 }
 
 // BenchmarkRun runs whole attempts: the fake agent prints 16 MiB of 1 KiB

@@ -8,43 +8,35 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"cursor-wrap/stream"
 )
 
-// A batch is what one read of the PTY brought: the time, how many bytes,
-// and the lines it completed, parsed. Lines' text lives in data, so a batch
-// costs no allocation once its buffers have grown.
+// A batch is what one read of the PTY brought, as it was forwarded: the
+// time and the bytes. The read goes into the batch's own buffer, so
+// handing it to the loop copies nothing; the loop cuts and parses lines.
 type batch struct {
-	at    time.Time
-	bytes int
-	lines []line
-	data  []byte
+	at   time.Time
+	data []byte // what was read, mended (raw1): buf[:n] unless mended
+	buf  []byte // readSize bytes
+	end  bool   // not a read: the stream ended, cut what is pending
 }
 
-type line struct {
-	ev      stream.Event
-	start   int // text is data[start:end]
-	end     int
-	len     int64 // full length, text may be a prefix
-	newline bool
-}
-
-func (b *batch) text(l line) []byte { return b.data[l.start:l.end] }
+// readSize is the most one batch takes: what a PTY holds when its reader
+// is behind, many times over.
+const readSize = 64 << 10
 
 // batchPool bounds the batches in flight: the reader waits for the loop to
 // give one back, so a slow loop slows the reader instead of growing memory.
 const batchPool = 8
 
-// reader copies the PTY master to the wrapper's stdout as bytes arrive,
-// then cuts and parses lines and hands them to the session loop. Writing
-// comes first: latency is one read and one write, whatever the parsing
-// costs.
+// reader copies the PTY master to the wrapper's stdout as bytes arrive and
+// hands each read to the session loop. It does what any PTY forwarder
+// must, and nothing more: latency is one read and one write, and the
+// agent's next bytes wait for no parsing (the loop splits and parses, on
+// the other core when there is one).
 type reader struct {
 	master *os.File        // outside Go's poller (see unpoll), nonblocking
 	raw    syscall.RawConn // the master's descriptor, for coalesced reads
 	out    io.Writer
-	parse  func(stream.Line) stream.Event // nil: bytes only, no events
 
 	batches chan *batch // to the loop
 	free    chan *batch // back from the loop
@@ -56,7 +48,6 @@ type reader struct {
 	outErr       atomic.Pointer[error] // first stdout write error
 	drainUntil   atomic.Int64          // Unix ns the drain ends at the latest; 0 before it begins
 	deadline     atomic.Int64          // Unix ns a read with nothing to read ends at; 0 for none
-	midLine      atomic.Bool           // the stream ended inside a line
 
 	// recooked counts the reads after which the PTY was found cooking its
 	// output (stty sane), for the loop to say so; uncook is set while the
@@ -64,56 +55,37 @@ type reader struct {
 	recooked atomic.Int32
 	uncook   bool
 
-	cur   *batch
-	split *stream.Splitter
-	join  *stream.Joiner // nil when only bytes are watched
-
 	readerOS
 }
 
-func newReader(master *os.File, out io.Writer, parse func(stream.Line) stream.Event) *reader {
+func newReader(master *os.File, out io.Writer) *reader {
 	raw, _ := master.SyscallConn() // Fails only for a closed file.
 	r := &reader{
 		master:  master,
 		raw:     raw,
 		out:     out,
-		parse:   parse,
 		batches: make(chan *batch, batchPool),
 		free:    make(chan *batch, batchPool),
 		done:    make(chan error, 1),
 	}
 	for range batchPool {
-		r.free <- &batch{}
-	}
-	if parse == nil {
-		r.split = stream.NewSplitter(stream.DefaultKeep, func(l stream.Line) { r.addLine(l, stream.Event{}) })
-	} else {
-		// An event whose strings hold raw newlines spans several physical
-		// lines: the joiner parses it as one.
-		r.join = stream.NewJoiner(stream.DefaultKeep, parse, r.addLine)
-		r.split = stream.NewSplitter(stream.DefaultKeep, r.join.Add)
+		r.free <- &batch{buf: make([]byte, readSize)}
 	}
 	return r
 }
 
-// addLine adds one logical line, parsed, to the current batch.
-func (r *reader) addLine(l stream.Line, ev stream.Event) {
-	b := r.cur
-	start := len(b.data)
-	b.data = append(b.data, l.Text...)
-	b.lines = append(b.lines, line{ev: ev, start: start, end: len(b.data), len: l.Len, newline: l.Newline})
-}
-
 func (r *reader) run() {
-	buf := make([]byte, 64<<10)
 	for {
-		n, err := r.read(buf)
+		b := <-r.free
+		n, err := r.read(b.buf)
 		if n > 0 {
-			r.take(r.raw1(buf[:n]))
+			r.take(b, n)
 			if until := r.drainUntil.Load(); until != 0 {
 				// Keep draining while bytes come, within the drain's bound.
 				r.setDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
 			}
+		} else {
+			r.free <- b // Never blocks: it has room for every batch.
 		}
 		if err == nil {
 			continue
@@ -121,18 +93,7 @@ func (r *reader) run() {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			// A deadline stops a read before it looks: what the agent wrote
 			// and a busy loop left unread is still in the PTY. Take it.
-			r.takeBuffered(buf)
-		}
-		r.midLine.Store(r.split.MidLine())
-		if r.split.MidLine() || r.join != nil && r.join.Holding() {
-			r.cur = <-r.free
-			r.cur.at, r.cur.bytes = time.Now(), 0
-			r.cur.lines, r.cur.data = r.cur.lines[:0], r.cur.data[:0]
-			r.split.Flush()
-			if r.join != nil {
-				r.join.Flush()
-			}
-			r.batches <- r.cur
+			r.takeBuffered()
 		}
 		// EIO is how Linux says every slave fd closed: the end, not an error.
 		if errors.Is(err, syscall.EIO) || errors.Is(err, io.EOF) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) {
@@ -227,15 +188,12 @@ func (r *reader) raw1(p []byte) []byte {
 	return bytes.ReplaceAll(p, []byte("\r\n"), []byte("\n"))
 }
 
-// take forwards one read's bytes, then cuts and parses them into a batch
-// for the loop.
-func (r *reader) take(p []byte) {
-	r.forward(p)
-	r.cur = <-r.free
-	r.cur.at, r.cur.bytes = time.Now(), len(p)
-	r.cur.lines, r.cur.data = r.cur.lines[:0], r.cur.data[:0]
-	r.split.Write(p)
-	r.batches <- r.cur
+// take forwards the n bytes read into b and hands b to the loop.
+func (r *reader) take(b *batch, n int) {
+	b.data = r.raw1(b.buf[:n])
+	r.forward(b.data)
+	b.at = time.Now()
+	r.batches <- b
 }
 
 // maxBuffered bounds what is taken after the drain's deadline: what a
@@ -245,12 +203,13 @@ const maxBuffered = 1 << 20
 
 // takeBuffered takes what the master holds now, without waiting: a read
 // through Control is not stopped by the deadline.
-func (r *reader) takeBuffered(buf []byte) {
+func (r *reader) takeBuffered() {
 	for total := 0; total < maxBuffered; {
+		b := <-r.free
 		n := 0
 		_ = r.raw.Control(func(fd uintptr) {
 			for {
-				m, err := syscall.Read(int(fd), buf)
+				m, err := syscall.Read(int(fd), b.buf)
 				if err == syscall.EINTR {
 					continue
 				}
@@ -259,9 +218,10 @@ func (r *reader) takeBuffered(buf []byte) {
 			}
 		})
 		if n == 0 {
+			r.free <- b
 			return
 		}
-		r.take(buf[:n])
+		r.take(b, n)
 		total += n
 	}
 }

@@ -43,14 +43,28 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	l := &loop{
 		o:      o,
 		p:      p,
-		r:      newReader(p.master, o.Stdout, o.Parse),
+		r:      newReader(p.master, o.Stdout),
 		tree:   newTree(p.pid, marker),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		timer:  time.NewTimer(time.Hour),
 		stderr: make(chan []byte, 64),
 	}
 	l.kill = &killer{tree: l.tree, pgid: p.pid}
+	l.cutLines()
 	return l.run(ctx), nil
+}
+
+// cutLines sets up the splitter (and, when events are parsed, the joiner)
+// that turn the batches' bytes into lines for onLine.
+func (l *loop) cutLines() {
+	if l.o.Parse == nil {
+		l.split = stream.NewSplitter(stream.DefaultKeep, func(ln stream.Line) { l.onLine(ln, stream.Event{}) })
+		return
+	}
+	// An event whose strings hold raw newlines spans several physical
+	// lines: the joiner parses it as one.
+	l.join = stream.NewJoiner(stream.DefaultKeep, l.o.Parse, l.onLine)
+	l.split = stream.NewSplitter(stream.DefaultKeep, l.join.Add)
 }
 
 // loop is what runs one attempt: the one goroutine that reads the clock for
@@ -82,6 +96,10 @@ type loop struct {
 	stderr  chan []byte
 	events  []byte // a batch's event records, written at once
 	answer  stream.Reply
+
+	split *stream.Splitter
+	join  *stream.Joiner // nil when only bytes are watched
+	at    time.Time      // the batch being cut
 }
 
 func (l *loop) run(ctx context.Context) Outcome {
@@ -115,11 +133,11 @@ func (l *loop) run(ctx context.Context) Outcome {
 			// The reader sent its last batches before this; select may
 			// have picked this first.
 			l.takeBatches()
+			l.endStream()
 			l.setDrained()
 			if err != nil {
 				l.o.Log.Write(sessionlog.Warning{Message: "reading the pty: " + err.Error()})
 			}
-			l.out.MidLine = l.r.midLine.Load()
 			l.afterExit()
 		case now := <-stallC:
 			if l.r.stalled(now, stdoutStall) {
@@ -222,7 +240,7 @@ func (l *loop) onBatch(b *batch) {
 	l.decide(b.at)
 }
 
-// feed hands a batch's lines to the watchdog and the log.
+// feed cuts a batch into lines and hands them to the watchdog and the log.
 func (l *loop) feed(b *batch) {
 	if l.r.recooked.Swap(0) > 0 {
 		l.o.Log.Write(sessionlog.Warning{Message: "the agent turned its terminal's output processing back on (stty sane?): it was set raw again, and the \r it added to line ends taken out"})
@@ -234,51 +252,70 @@ func (l *loop) feed(b *batch) {
 	l.last = b.at
 	// Bytes of a line still arriving prove the stream alive too.
 	l.wd.Output(b.at)
-	for _, ln := range b.lines {
-		l.out.Lines++
-		l.logEvent(b.at, ln, b.text(ln))
-		if l.o.Parse == nil {
-			continue
+	l.at = b.at
+	if b.end {
+		l.split.Flush()
+		if l.join != nil {
+			l.join.Flush()
 		}
-		ev := ln.ev
-		notice := l.wd.ProcessEvent(ev, b.at)
-		l.out.ToolCalls += len(ev.Started)
-		if !ev.NotJSON {
-			l.out.Events++
-		}
-		l.answer.Add(ev)
-		if ev.Error != nil {
-			l.flushEvents()
-			l.agentError(ev.Error, "stdout")
-		}
-		if notice == watchdog.NoNotice {
-			continue
-		}
-		// The records this event leads to come after its own.
-		l.flushEvents()
-		if notice&watchdog.NewSession != 0 && l.o.OnSession != nil {
-			l.o.OnSession(ev.SessionID)
-		}
-		if notice&watchdog.UnknownCall != 0 {
-			l.o.Log.Write(sessionlog.Warning{Message: "a tool call ended that was not open", CallID: ev.CallID})
-		}
-		if notice&watchdog.DuplicateCall != 0 {
-			l.o.Log.Write(sessionlog.Warning{Message: "a tool call started twice; its first start counts", CallID: ev.CallID})
-		}
+	} else {
+		l.split.Write(b.data)
 	}
 	l.flushEvents()
 }
 
+// endStream cuts what the stream ended inside of (a line without its
+// newline, lines held for an event that never closed) as a batch of its
+// own.
+func (l *loop) endStream() {
+	l.out.MidLine = l.split.MidLine()
+	if l.split.MidLine() || l.join != nil && l.join.Holding() {
+		l.onBatch(&batch{at: time.Now(), end: true})
+	}
+}
+
+// onLine logs one logical line and hands its event to the watchdog.
+func (l *loop) onLine(ln stream.Line, ev stream.Event) {
+	l.out.Lines++
+	l.logEvent(l.at, ln, ev)
+	if l.o.Parse == nil {
+		return
+	}
+	notice := l.wd.ProcessEvent(ev, l.at)
+	l.out.ToolCalls += len(ev.Started)
+	if !ev.NotJSON {
+		l.out.Events++
+	}
+	l.answer.Add(ev)
+	if ev.Error != nil {
+		l.flushEvents()
+		l.agentError(ev.Error, "stdout")
+	}
+	if notice == watchdog.NoNotice {
+		return
+	}
+	// The records this event leads to come after its own.
+	l.flushEvents()
+	if notice&watchdog.NewSession != 0 && l.o.OnSession != nil {
+		l.o.OnSession(ev.SessionID)
+	}
+	if notice&watchdog.UnknownCall != 0 {
+		l.o.Log.Write(sessionlog.Warning{Message: "a tool call ended that was not open", CallID: ev.CallID})
+	}
+	if notice&watchdog.DuplicateCall != 0 {
+		l.o.Log.Write(sessionlog.Warning{Message: "a tool call started twice; its first start counts", CallID: ev.CallID})
+	}
+}
+
 // logEvent adds a line's event record to the batch's records.
-func (l *loop) logEvent(at time.Time, ln line, text []byte) {
+func (l *loop) logEvent(at time.Time, ln stream.Line, ev stream.Event) {
 	if l.o.Log == nil {
 		return
 	}
-	ev := ln.ev
 	l.events = l.o.Log.AppendEvent(l.events, sessionlog.Event{
 		Time: at, RecvTS: at.UnixMilli(), AgentTS: ev.AgentTS,
-		Type: ev.Type, Subtype: ev.Subtype, CallID: ev.CallID, Raw: text,
-		ParseError: ev.NotJSON, Truncated: ev.Truncated, Len: ln.len, Partial: !ln.newline,
+		Type: ev.Type, Subtype: ev.Subtype, CallID: ev.CallID, Raw: ln.Text,
+		ParseError: ev.NotJSON, Truncated: ev.Truncated, Len: ln.Len, Partial: !ln.Newline,
 	})
 }
 
