@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"log/slog"
+	"math/bits"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -73,35 +74,22 @@ func AppendEvent(b []byte, e Event) []byte {
 }
 
 // appendString appends s as a JSON string, as slog writes it. s must be
-// valid UTF-8. Runs of bytes that need no escape are skipped eight at a
-// time.
+// valid UTF-8. The bytes that need no escape are skipped a word at a time
+// (nextSuspect), and each run of them is copied at once.
 func appendString(b, s []byte) []byte {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	b = append(b, '"')
-	start, i := 0, 0
-	for i < len(s) {
-		for ; i+8 <= len(s); i += 8 {
-			// Does any byte need a look: a control byte, '"', '\', or 0xe2,
-			// the lead byte of U+2028 and U+2029?
-			w := binary.LittleEndian.Uint64(s[i:])
-			q, bs, e2 := w^(lo*'"'), w^(lo*'\\'), w^(lo*0xe2)
-			if ((w-lo*0x20)&^w|(q-lo)&^q|(bs-lo)&^bs|(e2-lo)&^e2)&hi != 0 {
-				break
-			}
-		}
-		if i >= len(s) {
-			break
-		}
+	start := 0
+	for i := nextSuspect(s, 0); i < len(s); i = nextSuspect(s, i) {
 		c := s[i]
-		if c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
-			// U+2028 and U+2029 end lines in JavaScript; slog escapes them.
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
-			i += 3
-			start = i
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if c == 0xe2 {
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+				// U+2028 and U+2029 end lines in JavaScript; slog escapes them.
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hex[s[i+2]&0xf])
+				i += 3
+				start = i
+				continue
+			}
 			i++
 			continue
 		}
@@ -123,6 +111,41 @@ func appendString(b, s []byte) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// nextSuspect returns the index of the first byte of s at or after i that
+// may need an escape (see suspects), or len(s).
+func nextSuspect(s []byte, i int) int {
+	for ; i+16 <= len(s); i += 16 {
+		if m := suspects(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		if m := suspects(binary.LittleEndian.Uint64(s[i+8:])); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0xe2 {
+			return i
+		}
+	}
+	return i
+}
+
+// suspects marks the bytes of w (read little-endian) that may need an
+// escape: control bytes, '"', '\\', and 0xe2, the lead byte of U+2028 and
+// U+2029. Its lowest set bit, if any, is the top bit of the first such
+// byte; the bits above it may be false (a borrow carries into them).
+func suspects(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q, bs := w^(lo*'"'), w^(lo*'\\')
+	if w&hi == 0 {
+		// ASCII only: no byte is 0xe2, and no byte has its top bit set,
+		// so the tests for a zero byte need no "&^ x".
+		return ((w - lo*0x20) | (q - lo) | (bs - lo)) & hi
+	}
+	e2 := w ^ (lo * 0xe2)
+	return ((w-lo*0x20)&^w | (q-lo)&^q | (bs-lo)&^bs | (e2-lo)&^e2) & hi
 }
 
 const hex = "0123456789abcdef"

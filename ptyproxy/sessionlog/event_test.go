@@ -76,6 +76,7 @@ func TestAppendEventBase64(t *testing.T) {
 func FuzzAppendEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"x","text":"\\"}`), "call\n1")
 	f.Add([]byte("\x00\x1f\"\\\t abcdefgh ijklmnop"), "")
+	f.Add([]byte("sixteen bytes ok\"s\u00fc \u2192 \u2028 and \\ past them\x1b"), "")
 	f.Fuzz(func(t *testing.T, raw []byte, callID string) {
 		if !utf8.ValidString(callID) {
 			return
