@@ -326,10 +326,15 @@ func TestFaultData(t *testing.T) {
 	t.Run("a running session's log is not pruned", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		long := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--", "line", initLine, "sleep", "3s", "line", resultLine)
+		// The long session runs until its stdin closes, after the others.
+		long := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--", "line", initLine, "stdin", "line", resultLine)
 		long.Env = testEnv()
 		var stderr bytes.Buffer
 		long.Stderr = &stderr
+		stdin, err := long.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := long.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -339,6 +344,7 @@ func TestFaultData(t *testing.T) {
 			cmd.Env = testEnv()
 			_ = cmd.Run()
 		}
+		stdin.Close()
 		if err := long.Wait(); err != nil {
 			t.Fatal(err)
 		}
