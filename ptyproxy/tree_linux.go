@@ -113,6 +113,7 @@ type tree struct {
 	marker     string    // "NAME=VALUE" in every process the attempt started
 	// known are the processes seen under the agent, by pid and start: an
 	// orphan among them is the attempt's, whatever its environment says.
+	// Guarded by startMu: other attempts read it.
 	known  map[procKey]bool
 	looked time.Time // the last snapshot observe took
 }
@@ -181,9 +182,6 @@ func (t *tree) snapshot() []procInfo {
 		if info, ok := readStat(pid); ok && info.state != 'Z' && info.state != 'X' {
 			info.orphaned = orphaned
 			out = append(out, info)
-			if !orphaned {
-				t.known[procKey{info.pid, info.start}] = true
-			}
 		}
 		for _, c := range children(pid) {
 			walk(c, orphaned)
@@ -192,6 +190,13 @@ func (t *tree) snapshot() []procInfo {
 	if _, err := os.Stat("/proc/" + strconv.Itoa(t.agent)); err == nil {
 		walk(t.agent, false)
 	}
+	// The attempts running beside this one read known (claims), under
+	// startMu.
+	startMu.Lock()
+	for _, p := range out {
+		t.known[procKey{p.pid, p.start}] = true
+	}
+	startMu.Unlock()
 	for _, pid := range t.orphans() {
 		walk(pid, true)
 	}
