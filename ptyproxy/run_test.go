@@ -1,6 +1,7 @@
 package ptyproxy
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"os/exec"
@@ -155,39 +157,70 @@ func childPids(out *output) []int {
 // TestByteIdentical sends a non-JSON line, a 1 MiB line, a 64 MiB line, a
 // realistic transcript and a last line without a newline, and checks
 // stdout is byte for byte what the agent wrote.
+//
+// Neither side is held whole: what the agent will write is hashed as it is
+// written to its file, and stdout as it arrives. Under the race detector a
+// copy of tens of MB costs seconds in one call that nothing preempts, and
+// the collector waits for it: every goroutine of the test binary that
+// allocates stalls with it, the proxy's timers too, and the timing tests
+// running beside this one failed (a 64 MiB line itself timed out as idle).
 func TestByteIdentical(t *testing.T) {
 	t.Parallel()
 	transcript, err := os.ReadFile("../stream/testdata/newline-callid.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want bytes.Buffer
-	want.WriteString("T: Named models unavailable\n")
-	want.WriteString("\x1b[32mcolour\x1b[0m\ttab\r\n\x03\x04\x1a\x7f\n")
-	want.WriteString(`{"type":"big","data":"` + strings.Repeat("y", 1<<20) + "\"}\n")
-	want.WriteString(`{"type":"big","data":"` + strings.Repeat("z", 64<<20) + "\"}\n")
-	// After its result an agent only has a few bytes left to write: one
-	// that goes on for long is stopped.
-	want.Write(transcript)
-	want.WriteString(`{"type":"result","subtype":"success"}` + "\x1b[?25h\x1b7")
 	file := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(file, want.Bytes(), 0o600); err != nil {
+	f, err := os.Create(file)
+	if err != nil {
 		t.Fatal(err)
 	}
-	res, out := runAgent(t, Options{}, "replay", file, "1000000")
-	got := out.bytes()
-	if !bytes.Equal(got, want.Bytes()) {
-		t.Fatalf("stdout differs: got %d bytes (sha %s), want %d (sha %s); outcome %+v", len(got), sum(got), want.Len(), sum(want.Bytes()), res)
+	want := newDigest()
+	w := bufio.NewWriter(io.MultiWriter(f, want))
+	w.WriteString("T: Named models unavailable\n")
+	w.WriteString("\x1b[32mcolour\x1b[0m\ttab\r\n\x03\x04\x1a\x7f\n")
+	bigLine := func(fill byte, n int) {
+		w.WriteString(`{"type":"big","data":"`)
+		chunk := bytes.Repeat([]byte{fill}, 64<<10)
+		for range n / len(chunk) {
+			w.Write(chunk)
+		}
+		w.WriteString("\"}\n")
+	}
+	bigLine('y', 1<<20)
+	bigLine('z', 64<<20)
+	// After its result an agent only has a few bytes left to write: one
+	// that goes on for long is stopped.
+	w.Write(transcript)
+	w.WriteString(`{"type":"result","subtype":"success"}` + "\x1b[?25h\x1b7")
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	got := newDigest()
+	res, _ := runAgent(t, Options{Stdout: got}, "replay", file, "1000000")
+	if got.n != want.n || got.sum() != want.sum() {
+		t.Fatalf("stdout differs: got %d bytes (sha %s), want %d (sha %s); outcome %+v", got.n, got.sum(), want.n, want.sum(), res)
 	}
 	if res.Cause != Exited || res.ExitCode != 0 || !res.MidLine || res.SessionID == "" {
 		t.Errorf("outcome %+v", res)
 	}
 }
 
-func sum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:8])
+// digest is a writer that keeps only the length and SHA-256 of what it
+// was given.
+type digest struct {
+	h hash.Hash
+	n int64
 }
+
+func newDigest() *digest { return &digest{h: sha256.New()} }
+
+func (d *digest) Write(p []byte) (int, error) {
+	d.n += int64(len(p))
+	return d.h.Write(p)
+}
+
+func (d *digest) sum() string { return hex.EncodeToString(d.h.Sum(nil)[:8]) }
 
 // TestTTY checks what the agent sees: stdout a raw terminal of the given
 // size that is its controlling terminal, stdin and stderr pipes, no
