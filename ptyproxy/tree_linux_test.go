@@ -31,12 +31,12 @@ func TestTreesSideBySide(t *testing.T) {
 	})
 	first := newTree(p.pid, MarkerEnv+"=first")
 	defer first.done()
-	// The second attempt's agent stands for one started before every
-	// child of this process, so no attempt ever claims the orphan below.
-	second := newTree(os.Getpid(), MarkerEnv+"=second")
-	defer second.done()
+	// The second attempt asks only: it is not among the running attempts,
+	// whose orphans the other tests' attempts would then leave alone.
+	second := &tree{agent: os.Getpid(), marker: MarkerEnv + "=second", known: map[procKey]bool{}}
 	// An orphan neither attempt knows: asking whose it is reads every
-	// other attempt's record.
+	// running attempt's record. Started after the first attempt's agent,
+	// it could be the first's, so no attempt claims it while that runs.
 	orphan := exec.Command("sleep", "30")
 	if err := orphan.Start(); err != nil {
 		t.Fatal(err)
@@ -50,13 +50,13 @@ func TestTreesSideBySide(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		for range 200 {
+		for range 20 {
 			first.snapshot()
 		}
 	}()
 	go func() {
 		defer wg.Done()
-		for range 200 {
+		for range 20 {
 			second.orphans()
 		}
 	}()
