@@ -213,12 +213,17 @@ func TestFaultOutputs(t *testing.T) {
 	})
 	t.Run("stdout that takes nothing after the agent exits", func(t *testing.T) {
 		t.Parallel()
+		// 70 KB: more than the pipe takes, and little enough for the
+		// terminal to hold the rest, so that the agent can exit. (An agent
+		// blocked on a stdout that takes nothing waits, as it would without
+		// the wrapper: that is not a hang.)
 		var pr *os.File
 		r := wrapperRun(t, func(cmd *exec.Cmd) {
 			var pw *os.File
 			pr, pw, _ = os.Pipe()
 			cmd.Stdout = pw
-		}, "--", "lines", "1000", "100", "line", resultLine)
+		}, "--", "lines", "700", "100", "line", resultLine)
+
 		defer pr.Close()
 		if r.code != 74 || !bytes.Contains(r.stderr, []byte("stdout took nothing")) {
 			t.Errorf("exit %d after %v; stderr %s", r.code, r.took, r.stderr)
