@@ -377,17 +377,6 @@ func find(recs []logRecord, msg string) (logRecord, bool) {
 	return logRecord{}, false
 }
 
-// lastEvent returns the last event record before t.
-func lastEvent(recs []logRecord, t time.Time) logRecord {
-	var last logRecord
-	for _, r := range recs {
-		if r.Msg == "event" && r.Time.Before(t) {
-			last = r
-		}
-	}
-	return last
-}
-
 // TestDetectionLatency runs each hang rule through the binary with a 5 s
 // tick and measures, from the session log, how late the hang was declared
 // after its threshold: the watchdog's deadline is timed exactly.
