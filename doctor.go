@@ -106,10 +106,13 @@ func doctor(args []string) int {
 		master.Close()
 		slave.Close()
 	}
-	check(err == nil, "pseudo-terminals can be opened", fmt.Sprintf("%v: mount devpts at /dev/pts", err))
+	ptyFix := "mount devpts at /dev/pts"
+	if runtime.GOOS == "darwin" {
+		ptyFix = "close terminals you do not use, or raise `sysctl kern.tty.ptmx_max`"
+	}
+	check(err == nil, "pseudo-terminals can be opened", fmt.Sprintf("%v: %s", err, ptyFix))
 
-	check(ptyproxy.ProbeAvailable(), "/proc tells the agent's CPU time and bytes read (activity evidence)",
-		"mount /proc; without it a silent agent is judged by the idle timeout alone")
+	check(ptyproxy.ProbeCheck())
 	if !ok {
 		return 1
 	}

@@ -258,7 +258,7 @@ func TestRestart(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	r := runWrapper(t, []string{steps("args", "line", initLine, "raw", `{"type":"assistant","mess`, "hang-once", marker, "line", `age":{}}`, "line", resultLine)}, nil,
-		"--idle-timeout", "500ms", "--restarts", "2", "--restart-prompt", "go on", "--", "-p", "the prompt")
+		"--idle-timeout", "2s", "--restarts", "2", "--restart-prompt", "go on", "--", "-p", "the prompt")
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 	}
@@ -375,17 +375,6 @@ func find(recs []logRecord, msg string) (logRecord, bool) {
 		}
 	}
 	return logRecord{}, false
-}
-
-// lastEvent returns the last event record before t.
-func lastEvent(recs []logRecord, t time.Time) logRecord {
-	var last logRecord
-	for _, r := range recs {
-		if r.Msg == "event" && r.Time.Before(t) {
-			last = r
-		}
-	}
-	return last
 }
 
 // TestDetectionLatency runs each hang rule through the binary with a 5 s
@@ -788,7 +777,7 @@ func TestProfilesThroughTheWrapper(t *testing.T) {
 			t.Parallel()
 			marker := filepath.Join(t.TempDir(), "hung")
 			r := runWrapper(t, []string{steps("args", "line", tc.session, "hang-once", marker, "line", tc.terminal, "hang")}, nil,
-				append([]string{"--agent", tc.agent, "--idle-timeout", "600ms", "--exit-grace", "300ms", "--restarts", "1", "--"}, tc.args...)...)
+				append([]string{"--agent", tc.agent, "--idle-timeout", "2s", "--exit-grace", "300ms", "--restarts", "1", "--"}, tc.args...)...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -882,7 +871,7 @@ func TestRestartReplaysStdin(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "hung")
 	r := runWrapper(t, []string{steps("stdin", "hang-once", marker, "line", resultLine)}, []byte("say hi\n"),
-		"--idle-timeout", "500ms", "--restarts", "1")
+		"--idle-timeout", "2s", "--restarts", "1")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

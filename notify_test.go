@@ -55,7 +55,7 @@ func TestNotifyWebhook(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "hung")
 	r := runWrapper(t, []string{"OPENAI_API_KEY=" + secrets[1], "CURSOR_WRAP_NOTIFY=" + h.URL + "/services/T0/B0/hook-secret",
 		steps("line", initLine, "hang-once", marker, "line", resultLine)}, nil, "--notify-on", "hang,restart,finish",
-		"--idle-timeout", "500ms", "--restarts", "1", "--", "--api-key", secrets[0], "-p", "fix the build, the key is "+secrets[2])
+		"--idle-timeout", "2s", "--restarts", "1", "--", "--api-key", secrets[0], "-p", "fix the build, the key is "+secrets[2])
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -115,17 +115,30 @@ func TestSessionsCommand(t *testing.T) {
 }
 
 // agentPidIn reads the agent's pid from a session log's start record, 0
-// before it is written.
+// until both it and the agent's init event are on disk (records reach the
+// file after the log is named: a wrapper killed before would leave a log
+// without its session id).
 func agentPidIn(t *testing.T, path string) int {
 	data, _ := os.ReadFile(path)
+	pid, initSeen := 0, false
 	for line := range bytes.Lines(data) {
 		var r struct {
-			Msg string
-			Pid int
+			Msg     string
+			Pid     int
+			Subtype string
 		}
-		if json.Unmarshal(line, &r) == nil && r.Msg == "start" {
-			return r.Pid
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		switch {
+		case r.Msg == "start":
+			pid = r.Pid
+		case r.Msg == "event" && r.Subtype == "init":
+			initSeen = true
 		}
 	}
-	return 0
+	if !initSeen {
+		return 0
+	}
+	return pid
 }

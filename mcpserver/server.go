@@ -115,7 +115,7 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser
 	// protocol 2026-07-28 on, each request carries its own level instead.
 	ss, err := s.mcp.Connect(ctx, t, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{LogLevel: "warning"}})
 	if err != nil {
-		return fmt.Errorf("mcpserver: %w", err)
+		return fmt.Errorf("the MCP session: %w", err)
 	}
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
@@ -129,7 +129,7 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser
 		err = <-ended
 	}
 	if err != nil {
-		return fmt.Errorf("mcpserver: %w", err)
+		return fmt.Errorf("the MCP session: %w", err)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // errRecycled means a pid now names another process than the one seen.
-var errRecycled = errors.New("ptyproxy: pid reused")
+var errRecycled = errors.New("the pid names another process now")
 
 // A killer signals one attempt: the agent's process group at once, and
 // each process of the attempt that left the group one by one.

@@ -199,11 +199,15 @@ func exited(pid int) bool {
 	return !ok || p.Zombie
 }
 
-// ProbeAvailable reports whether the activity of the agent's processes
-// can be told here: on macOS, the process table and the CPU time that
-// /bin/ps reports (no bytes read); without it the idle rule has no
-// activity evidence to weigh.
-func ProbeAvailable() bool { return procAvailable() }
+// ProbeCheck reports whether the activity of the agent's processes can be
+// told here: on macOS, the process table and the CPU time that /bin/ps
+// reports (no bytes read); without it the idle rule has no activity
+// evidence to weigh. It also says what that check is, and the fix when it
+// fails, for doctor.
+func ProbeCheck() (ok bool, what, fix string) {
+	return procAvailable(), "the process table and /bin/ps tell the agent's CPU time (activity evidence; macOS has no bytes-read count)",
+		"/bin/ps must run for this user; without it a silent agent is judged by the idle timeout alone"
+}
 
 // procAvailable reports whether the process table and ps can be read; it
 // asks once.

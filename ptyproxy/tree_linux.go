@@ -275,10 +275,13 @@ func (t *tree) activity() watchdog.Activity {
 	return a
 }
 
-// ProbeAvailable reports whether /proc can tell the activity of the
-// agent's processes here; without it the idle rule has no activity
-// evidence to weigh.
-func ProbeAvailable() bool { return procAvailable() }
+// ProbeCheck reports whether /proc can tell the activity of the agent's
+// processes here (without it the idle rule has no activity evidence to
+// weigh), what that check is, and the fix when it fails, for doctor.
+func ProbeCheck() (ok bool, what, fix string) {
+	return procAvailable(), "/proc tells the agent's CPU time and bytes read (activity evidence)",
+		"mount /proc; without it a silent agent is judged by the idle timeout alone"
+}
 
 // procAvailable reports whether /proc can tell the activity of a process.
 func procAvailable() bool {

@@ -73,11 +73,16 @@ func ProfileNamed(name string) (*Profile, error) {
 			return p, nil
 		}
 	}
+	return nil, fmt.Errorf("unknown agent %q; known agents: %s", name, strings.Join(ProfileNames(), ", "))
+}
+
+// ProfileNames lists the agents' names.
+func ProfileNames() []string {
 	var names []string
 	for _, p := range profiles {
 		names = append(names, p.Name)
 	}
-	return nil, fmt.Errorf("unknown agent %q; known agents: %s", name, strings.Join(names, ", "))
+	return names
 }
 
 // ProfileFor picks a profile by the agent binary's base name, or nil.

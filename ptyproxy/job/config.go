@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -370,6 +371,11 @@ func (c *Config) Validate() error {
 	}
 	if c.LogDir == "" {
 		bad("log_dir", "must not be empty")
+	}
+	if c.Agent != "" {
+		if _, err := stream.ProfileNamed(c.Agent); err != nil {
+			bad("agent", "%v%s", err, didYouMean(c.Agent, stream.ProfileNames()))
+		}
 	}
 	for _, t := range c.Notify {
 		if err := notify.CheckTarget(t); err != nil {

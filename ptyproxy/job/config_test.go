@@ -102,6 +102,7 @@ func TestConfigErrors(t *testing.T) {
 		{"notify scheme", "", map[string]string{"notify": "htps://hooks.slack.com/services/T0/B0/secret"},
 			`: "htps://hooks.slack.com/…" is not desktop or an http(s) URL (did you mean "https://hooks.slack.com/…"?)`, nil},
 		{"notify without scheme", "", nil, `(did you mean "https://ntfy.sh/…"?)`, []string{"CURSOR_WRAP_NOTIFY=ntfy.sh/topic"}},
+		{"unknown agent", "", nil, `$CURSOR_WRAP_AGENT=cusor: unknown agent "cusor"; known agents: cursor, claude, codex, gemini, opencode (did you mean "cursor"?)`, []string{"CURSOR_WRAP_AGENT=cusor"}},
 		{"notify event", "notify_on = [\"hang\", \"finsh\"]\n", nil, `:1: notify_on: "finsh" is not one of hang, error, restart, finish, warn (did you mean "finish"?)`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

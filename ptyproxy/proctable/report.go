@@ -64,7 +64,7 @@ func ParsePS(out []byte) map[int]time.Duration {
 	return cpu
 }
 
-var errCPUTime = errors.New("proctable: not a ps CPU time")
+var errCPUTime = errors.New("not a CPU time as ps prints one")
 
 // ParseCPUTime reads ps's "time" column in either dialect: macOS and the
 // BSDs print minutes, seconds and hundredths (M:SS.ss, the minutes

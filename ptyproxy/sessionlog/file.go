@@ -63,7 +63,8 @@ const maxPending = 2 << 20
 const maxWait = 50 * time.Millisecond
 
 // Open starts a log file for an attempt started at start in dir, named
-// with "pending" in place of the session id until Rename. The file is
+// after the start alone until Rename adds the session id (a run whose
+// agent names none, as in text mode, keeps that name). The file is
 // created by the writer goroutine, off the agent's way to its start;
 // records written before are queued. It never fails: a log it cannot
 // create reports why and drops its records.
@@ -99,7 +100,7 @@ func (l *File) create() error {
 	l.mu.Lock()
 	l.dir = dir
 	l.mu.Unlock()
-	base := fmt.Sprintf("cursor-wrap-%d-pending", l.start.UnixMilli())
+	base := fmt.Sprintf("cursor-wrap-%d", l.start.UnixMilli())
 	for n := 1; ; n++ {
 		name := base + ".jsonl"
 		if n > 1 {
@@ -264,7 +265,7 @@ func (l *File) Sync() {
 	}
 }
 
-// Rename gives the file the session id in place of "pending". An existing
+// Rename adds the session id to the file's name. An existing
 // file of that name is never replaced: a suffix is added instead.
 func (l *File) Rename(sessionID string) {
 	<-l.ready
@@ -335,7 +336,7 @@ func List(dir string) []string {
 
 // startOf reads the start time out of a log's name.
 func startOf(path string) int64 {
-	rest := strings.TrimPrefix(filepath.Base(path), "cursor-wrap-")
+	rest := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "cursor-wrap-"), ".jsonl")
 	ms, _, _ := strings.Cut(rest, "-")
 	n, _ := strconv.ParseInt(ms, 10, 64)
 	return n

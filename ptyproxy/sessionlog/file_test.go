@@ -23,8 +23,8 @@ func TestFileModesAndRename(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "cursor-wrap-1795646667106-abc.jsonl"), []byte("older\n"), 0o600)
 	var reports atomic.Int32
 	l := Open(dir, t0, func(error) { reports.Add(1) })
-	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106-pending.jsonl" {
-		t.Errorf("pending name %s", got)
+	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106.jsonl" {
+		t.Errorf("name before the session id %s", got)
 	}
 	l.Write([]byte(`{"msg":"one"}` + "\n"))
 	l.Rename("abc") // taken: a suffix, never a replacement
@@ -108,7 +108,7 @@ func TestPruneSparesRunning(t *testing.T) {
 	for _, p := range List(dir) {
 		left = append(left, filepath.Base(p))
 	}
-	if strings.Join(left, " ") != "cursor-wrap-400-x.jsonl cursor-wrap-300-x.jsonl cursor-wrap-100-pending.jsonl" {
+	if strings.Join(left, " ") != "cursor-wrap-400-x.jsonl cursor-wrap-300-x.jsonl cursor-wrap-100.jsonl" {
 		t.Errorf("left %v", left)
 	}
 	running.Close()
@@ -176,7 +176,7 @@ func TestFullDisk(t *testing.T) {
 func TestPrune(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, n := range []string{"cursor-wrap-100-a.jsonl", "cursor-wrap-300-c.jsonl", "cursor-wrap-200-pending.jsonl", "cursor-wrap-50-x.jsonl", "notes.txt"} {
+	for _, n := range []string{"cursor-wrap-100-a.jsonl", "cursor-wrap-300-c.jsonl", "cursor-wrap-200.jsonl", "cursor-wrap-50-x.jsonl", "notes.txt"} {
 		os.WriteFile(filepath.Join(dir, n), nil, 0o600)
 	}
 	if err := Prune(dir, 2); err != nil {
@@ -187,7 +187,7 @@ func TestPrune(t *testing.T) {
 	for _, p := range left {
 		names = append(names, filepath.Base(p))
 	}
-	if strings.Join(names, " ") != "cursor-wrap-200-pending.jsonl cursor-wrap-300-c.jsonl notes.txt" {
+	if strings.Join(names, " ") != "cursor-wrap-200.jsonl cursor-wrap-300-c.jsonl notes.txt" {
 		t.Errorf("left %v", names)
 	}
 	if latest, _ := Latest(dir); filepath.Base(latest) != "cursor-wrap-300-c.jsonl" {

@@ -360,7 +360,7 @@ func Decode(line []byte) (Header, Record, error) {
 	}
 	rec := mk()
 	if err := json.Unmarshal(line, rec); err != nil {
-		return h, nil, fmt.Errorf("sessionlog: a %s record: %w", h.Msg, err)
+		return h, nil, fmt.Errorf("a %s record that does not read: %w", h.Msg, err)
 	}
 	return h, rec, nil
 }
@@ -423,7 +423,7 @@ func encode(t time.Time, rec Record) []byte {
 func Append(path string, r *Redactor, rec Record) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("sessionlog: %w", err)
+		return err // The path is in it.
 	}
 	// One write with O_APPEND: whole, after whatever the attempt wrote.
 	_, err = f.Write(r.Redact(encode(time.Now(), rec)))
@@ -431,7 +431,7 @@ func Append(path string, r *Redactor, rec Record) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("sessionlog: %w", err)
+		return fmt.Errorf("appending to %s: %w", path, err)
 	}
 	return nil
 }
