@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -186,37 +187,40 @@ func lower(c byte) byte {
 }
 
 // How agents state when to retry; each regexp's group holds the amount.
-var (
+// Compiled at the first error read, not at every wrapper's start.
+var retryREs = sync.OnceValue(func() (r struct{ in, delay, resetsInSeconds, after, at, amount *regexp.Regexp }) {
 	// "try again in 5 days 22 hours 11 minutes" (codex), "Please retry in
 	// 36.58s" (gemini), "resets in 1d 5h" (opencode).
-	retryInRE = regexp.MustCompile(`(?i)(?:retry|try again|resets) in ((?:\d+(?:\.\d+)?\s*[a-z]+[ ,]*)+)`)
+	r.in = regexp.MustCompile(`(?i)(?:retry|try again|resets) in ((?:\d+(?:\.\d+)?\s*[a-z]+[ ,]*)+)`)
 	// gemini's RetryInfo detail: "retryDelay": "36s".
-	retryDelayRE = regexp.MustCompile(`(?i)retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?s)`)
+	r.delay = regexp.MustCompile(`(?i)retryDelay\\?"?\s*:\s*\\?"(\d+(?:\.\d+)?s)`)
 	// codex usage_limit_reached: "resets_in_seconds":13872.
-	resetsInSecondsRE = regexp.MustCompile(`(?i)resets_in_seconds\\?"?\s*:\s*(\d+)`)
+	r.resetsInSeconds = regexp.MustCompile(`(?i)resets_in_seconds\\?"?\s*:\s*(\d+)`)
 	// An HTTP header quoted in the message: "Retry-After: 30".
-	retryAfterRE = regexp.MustCompile(`(?i)retry-after\\?"?\s*:\s*\\?"?(\d+)`)
+	r.after = regexp.MustCompile(`(?i)retry-after\\?"?\s*:\s*\\?"?(\d+)`)
 	// Claude's "Claude AI usage limit reached|1766502000", codex's
 	// "resets_at":1777936568: a Unix time.
-	retryAtRE = regexp.MustCompile(`(?:limit reached\||resets_at\\?"?\s*:\s*)(\d{10})\b`)
+	r.at = regexp.MustCompile(`(?:limit reached\||resets_at\\?"?\s*:\s*)(\d{10})\b`)
 	// One amount of a duration in words.
-	amountRE = regexp.MustCompile(`(?i)^\s*(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)\b[ ,]*`)
-)
+	r.amount = regexp.MustCompile(`(?i)^\s*(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)\b[ ,]*`)
+	return r
+})
 
 // retryWhen reads the wait an agent states in an error text.
 func retryWhen(text string) (after time.Duration, at time.Time) {
-	if m := retryAtRE.FindStringSubmatch(text); m != nil {
+	re := retryREs()
+	if m := re.at.FindStringSubmatch(text); m != nil {
 		if s, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			at = time.Unix(s, 0).UTC()
 		}
 	}
-	if m := resetsInSecondsRE.FindStringSubmatch(text); m != nil {
+	if m := re.resetsInSeconds.FindStringSubmatch(text); m != nil {
 		after = words(m[1] + "s")
-	} else if m := retryDelayRE.FindStringSubmatch(text); m != nil {
+	} else if m := re.delay.FindStringSubmatch(text); m != nil {
 		after = words(m[1])
-	} else if m := retryInRE.FindStringSubmatch(text); m != nil {
+	} else if m := re.in.FindStringSubmatch(text); m != nil {
 		after = words(m[1])
-	} else if m := retryAfterRE.FindStringSubmatch(text); m != nil {
+	} else if m := re.after.FindStringSubmatch(text); m != nil {
 		after = words(m[1] + "s")
 	}
 	return after, at
@@ -226,8 +230,9 @@ func retryWhen(text string) (after time.Duration, at time.Time) {
 // 11 minutes", "1d 5h", "36.58s".
 func words(s string) time.Duration {
 	var d time.Duration
+	amount := retryREs().amount
 	for {
-		m := amountRE.FindStringSubmatch(s)
+		m := amount.FindStringSubmatch(s)
 		if m == nil {
 			return d
 		}
