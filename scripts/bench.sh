@@ -96,7 +96,8 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$SECONDS
 
 say "building into $tmp"
-go build -o "$tmp/cursor-wrap" .
+# The wrapper is built as scripts/install.sh builds it.
+CGO_ENABLED=0 go build -o "$tmp/cursor-wrap" .
 go build -o "$tmp/fakeagent" ./scripts/fakeagent
 go build -o "$tmp/bench" ./scripts/bench
 CW=$tmp/cursor-wrap FA=$tmp/fakeagent B=$tmp/bench
