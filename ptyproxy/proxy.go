@@ -9,7 +9,8 @@
 // On Linux the package uses /proc for the process tree and activity,
 // PR_SET_CHILD_SUBREAPER for escaped descendants, pidfds so that a
 // recycled pid is never signalled, EIO as the PTY's end of stream, and
-// reads the master (nonblocking, outside Go's poller) with ppoll(2).
+// reads the master (nonblocking, outside Go's poller) waiting in an epoll
+// set of its own.
 // On macOS it follows the tree through snapshots of the process table
 // (sysctl kern.proc.all; each pid's start time is checked right before a
 // signal), remembers descendants whose parent died, reads CPU time through

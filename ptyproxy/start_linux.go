@@ -10,7 +10,7 @@ import (
 
 // prepareMaster makes the master nonblocking at the descriptor: it is
 // outside Go's poller (see unpoll), and the reader reads it until EAGAIN
-// and waits with ppoll(2) only when it is empty (see read).
+// and waits in an epoll set of its own only when it is empty (see read).
 func prepareMaster(master *os.File) error {
 	if err := syscall.SetNonblock(int(master.Fd()), true); err != nil {
 		return fmt.Errorf("cannot set up the pseudo-terminal (nonblocking): %w", err)
