@@ -1,0 +1,367 @@
+package stream
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// How each of the other agents' events is read: what starts and ends a
+// tool call, the final answer, and the error an event states (see the
+// profiles in agents.go).
+
+// readClaude reads a Claude Code event. Its errors are a result marked
+// is_error, whose text is the error, and an assistant message with an
+// "error" code (authentication_failed, billing_error, rate_limit, …), whose
+// text says it in words.
+func readClaude(s *scanner, ev *Event) (errText string) {
+	var isError bool
+	var errCode string
+	var text rawString // the message's first text block, decoded only for an error
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			ev.Type = s.name()
+		case "subtype":
+			ev.Subtype = s.name()
+		case "session_id":
+			ev.SessionID = s.stringValue()
+		case "result":
+			ev.Answer = s.stringValue()
+		case "is_error":
+			isError = s.peek() == 't'
+			s.skip()
+		case "error":
+			errCode = s.stringValue()
+		case "message":
+			s.nested(func(key []byte) {
+				if string(key) != "content" {
+					s.skip()
+					return
+				}
+				s.array(func() { readClaudeBlock(s, ev, &text) })
+			})
+		default:
+			s.skip()
+		}
+	})
+	switch ev.Type {
+	case "result":
+		ev.Terminal = true
+		if isError {
+			errText, ev.Answer = ev.Answer, ""
+		}
+	case "system":
+		if ev.Subtype != "init" {
+			ev.SessionID = ""
+		}
+	default:
+		ev.SessionID = ""
+		ev.Answer = ""
+		if ev.Type == "assistant" && errCode != "" {
+			errText = errCode + ": " + decode(text.raw, text.escaped)
+		}
+	}
+	return errText
+}
+
+// rawString is a string value as it is in the line, escapes undecoded.
+type rawString struct {
+	raw     []byte
+	escaped bool
+}
+
+// readClaudeBlock reads one content block: a tool_use opens a call, a
+// tool_result closes one.
+func readClaudeBlock(s *scanner, ev *Event, text *rawString) {
+	var typ, id, name, useID string
+	var c Call
+	s.nested(func(key []byte) {
+		switch string(key) {
+		case "text":
+			if raw, escaped, ok := s.strValue(); ok && text.raw == nil {
+				*text = rawString{raw, escaped}
+			}
+		case "type":
+			typ = s.name()
+		case "id":
+			id = s.stringValue()
+		case "name":
+			name = s.stringValue()
+		case "tool_use_id":
+			useID = s.stringValue()
+		case "input":
+			readInput(s, &c)
+		default:
+			s.skip()
+		}
+	})
+	switch typ {
+	case "tool_use":
+		if id != "" {
+			c.ID, c.Kind = id, name
+			ev.Started = append(ev.Started, c)
+			ev.CallID = id
+		}
+	case "tool_result":
+		if useID != "" {
+			ev.Ended = append(ev.Ended, useID)
+			ev.CallID = useID
+		}
+	}
+}
+
+// codexNotTools are item types that are not tool calls.
+var codexNotTools = []string{"agent_message", "reasoning", "error"}
+
+// readCodex reads a codex event. Its errors are the "error" event's
+// message and turn.failed's error.message; an item of type error is
+// informational (an unknown model's metadata) and not read as one.
+func readCodex(s *scanner, ev *Event) (errText string) {
+	var item struct{ id, typ, command, text string }
+	var message string
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			ev.Type = s.name()
+		case "thread_id":
+			ev.SessionID = s.stringValue()
+		case "message":
+			message = s.stringValue()
+		case "error":
+			if s.peek() != '{' {
+				message = s.stringValue()
+				return
+			}
+			s.nested(func(key []byte) {
+				if string(key) == "message" {
+					message = s.stringValue()
+					return
+				}
+				s.skip()
+			})
+		case "item":
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "id":
+					item.id = s.stringValue()
+				case "type":
+					item.typ = s.name()
+				case "command", "server", "tool", "query":
+					if item.command == "" {
+						item.command = s.stringValue()
+						return
+					}
+					s.skip()
+				case "text":
+					item.text = s.stringValue()
+				default:
+					s.skip()
+				}
+			})
+		default:
+			s.skip()
+		}
+	})
+	isTool := item.id != "" && !slices.Contains(codexNotTools, item.typ)
+	switch ev.Type {
+	case "item.started":
+		if isTool {
+			ev.Started = []Call{{ID: item.id, Kind: item.typ, Command: item.command}}
+			ev.CallID = item.id
+		}
+	case "item.completed":
+		switch {
+		case isTool:
+			ev.Ended = []string{item.id}
+			ev.CallID = item.id
+		case item.typ == "agent_message":
+			ev.Answer = item.text
+		}
+	case "turn.completed", "turn.failed":
+		ev.Terminal = true
+	}
+	if ev.Type == "error" || ev.Type == "turn.failed" {
+		errText = message
+	}
+	if ev.Type != "thread.started" {
+		ev.SessionID = ""
+	}
+	return errText
+}
+
+// readGemini reads a Gemini CLI event. Its errors are an "error" event of
+// severity error (a warning, such as a detected loop, is not one) and a
+// result of status error; a tool_result's error is the tool's.
+func readGemini(s *scanner, ev *Event) (errText string) {
+	var role, content, toolID, toolName string
+	var severity, message, status, errType, errMessage string
+	var delta bool
+	var c Call
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "severity":
+			severity = s.stringValue()
+		case "message":
+			message = s.stringValue()
+		case "status":
+			status = s.stringValue()
+		case "error":
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "type":
+					errType = s.stringValue()
+				case "message":
+					errMessage = s.stringValue()
+				default:
+					s.skip()
+				}
+			})
+		case "type":
+			ev.Type = s.name()
+		case "session_id":
+			ev.SessionID = s.stringValue()
+		case "role":
+			role = s.stringValue()
+		case "content":
+			content = s.stringValue()
+		case "delta":
+			delta = s.peek() == 't'
+			s.skip()
+		case "tool_id":
+			toolID = s.stringValue()
+		case "tool_name":
+			toolName = s.stringValue()
+		case "parameters":
+			readInput(s, &c)
+		default:
+			s.skip()
+		}
+	})
+	switch ev.Type {
+	case "tool_use":
+		if toolID != "" {
+			c.ID, c.Kind = toolID, toolName
+			ev.Started, ev.CallID = []Call{c}, toolID
+		}
+	case "tool_result":
+		if toolID != "" {
+			ev.Ended, ev.CallID = []string{toolID}, toolID
+		}
+	case "message":
+		if role == "assistant" {
+			ev.Answer, ev.AnswerDelta = content, delta
+		}
+	case "result":
+		ev.Terminal = true
+		if status == "error" {
+			errText = strings.TrimPrefix(errType+": "+errMessage, ": ")
+		}
+	case "error":
+		if severity == "error" {
+			errText = strings.TrimSpace(message + " " + status)
+		}
+	}
+	if ev.Type != "init" {
+		ev.SessionID = ""
+	}
+	return errText
+}
+
+// readOpenCode reads an opencode event. Its errors are the "error" event:
+// {"error":{"name":"APIError","data":{"message":…,"statusCode":429}}}, or
+// the newer {"error":{"type":"provider.rate-limit","message":…,"status":429}};
+// the text read is "name: message (HTTP status)".
+func readOpenCode(s *scanner, ev *Event) (errText string) {
+	var messageID, reason, text, callID string
+	var oe openCodeError
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "error":
+			oe.read(s)
+		case "type":
+			ev.Type = s.name()
+		case "sessionID":
+			ev.SessionID = s.stringValue()
+		case "part":
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "messageID":
+					messageID = s.stringValue()
+				case "reason":
+					reason = s.stringValue()
+				case "text":
+					text = s.stringValue()
+				case "callID":
+					callID = s.stringValue()
+				default:
+					s.skip()
+				}
+			})
+		default:
+			s.skip()
+		}
+	})
+	step := "step:" + messageID
+	switch ev.Type {
+	case "step_start":
+		if messageID != "" {
+			ev.Started, ev.CallID = []Call{{ID: step, Kind: "step"}}, step
+		}
+	case "step_finish":
+		if messageID != "" {
+			ev.Ended, ev.CallID = []string{step}, step
+		}
+		ev.Terminal = reason == "stop"
+	case "text":
+		ev.Answer = text
+	case "tool_use":
+		ev.CallID = callID
+	case "error":
+		errText = oe.String()
+	}
+	return errText
+}
+
+// openCodeError is what an opencode error event says.
+type openCodeError struct {
+	name, message string
+	status        int64
+}
+
+func (e *openCodeError) read(s *scanner) {
+	if s.peek() == '"' {
+		e.message = s.stringValue()
+		return
+	}
+	field := func(key []byte) {
+		switch string(key) {
+		case "name", "type":
+			if e.name == "" {
+				e.name = s.stringValue()
+				return
+			}
+			s.skip()
+		case "message":
+			e.message = s.stringValue()
+		case "status", "statusCode":
+			e.status, _ = s.int64()
+		case "data":
+			e.read(s)
+		default:
+			s.skip()
+		}
+	}
+	s.nested(field)
+}
+
+func (e *openCodeError) String() string {
+	t := e.message
+	if e.name != "" {
+		t = e.name + ": " + t
+	}
+	if e.status != 0 {
+		t += " (HTTP " + strconv.FormatInt(e.status, 10) + ")"
+	}
+	return t
+}
