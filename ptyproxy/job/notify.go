@@ -148,15 +148,7 @@ func promptStart(prompt string) string {
 func resumeCommand(p *stream.Profile, args []string, id, prompt string) string {
 	words := []string{"cursor-wrap", "--agent", p.Name, "--"}
 	for _, a := range p.Resume(args, id, prompt) {
-		words = append(words, shellWord(a))
+		words = append(words, shellQuote(a))
 	}
 	return strings.Join(words, " ")
-}
-
-// shellWord quotes a word for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@%+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
