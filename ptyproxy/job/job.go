@@ -423,5 +423,6 @@ func (j *Job) init() {
 			console = slog.DiscardHandler
 		}
 		j.console = slog.New(j.redact.Handler(console))
+		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Shell: ptyproxy.RunHook, Report: j.delivered}
 	})
 }

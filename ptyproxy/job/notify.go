@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +20,7 @@ import (
 // from the attempts' results, masked like the log, and sent to the notify
 // targets beside the run by package notify.
 type notices struct {
-	once   sync.Once
-	sender *notify.Sender
+	sender *notify.Sender // made by Job.init
 	// noDesktop is set once the console said desktop notifications are
 	// skipped.
 	noDesktop atomic.Bool
@@ -30,9 +28,6 @@ type notices struct {
 
 func (j *Job) sender() *notify.Sender {
 	j.init()
-	j.notes.once.Do(func() {
-		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Shell: ptyproxy.RunHook, Report: j.delivered}
-	})
 	return j.notes.sender
 }
 
