@@ -116,13 +116,11 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 			return res, err
 		}
 		next, ok := j.next(res, args, stdin, &restarts)
-		if ok {
-			next.args, next.why = j.fallback(next, res, &fallbacks)
-		}
 		if !ok {
 			j.ended(res, nil)
 			return res, nil
 		}
+		next.args, next.why = j.fallback(next, res, &fallbacks)
 		if res.MidLine {
 			// Keep stdout valid JSONL across attempts.
 			_, _ = j.Stdout.Write([]byte{'\n'})
