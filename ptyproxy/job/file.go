@@ -240,11 +240,13 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		if strings.HasPrefix(inv.Key, ToolTimeoutsKey+".") {
 			src = c.Source(ToolTimeoutsKey)
 		}
+		// Only top-level keys have a flag and a variable.
+		s, _ := Lookup(inv.Key)
 		switch src {
 		case FromFlag:
-			where = "--" + strings.ReplaceAll(inv.Key, "_", "-") + " " + flags[inv.Key]
+			where = "--" + s.Flag() + " " + flags[inv.Key]
 		case FromEnv:
-			where = "$" + EnvPrefix + strings.ToUpper(inv.Key) + "=" + envText[inv.Key]
+			where = "$" + s.Env() + "=" + envText[inv.Key]
 		case FromFile:
 			table, key := "", inv.Key
 			if t, k, ok := strings.Cut(inv.Key, "."); ok {
