@@ -107,7 +107,7 @@ var Settings = []Setting{
 	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
 	{"keep_orphans", "leave running what the agent leaves behind when it exits by itself (servers started on purpose); they are stopped otherwise", func(c *Config) any { return &c.KeepOrphans }},
 	{"notify", "where to send notifications: desktop, or webhook URLs (Slack, Discord, Mattermost, ntfy); comma-separated as a flag or variable", func(c *Config) any { return &c.Notify }},
-	{"notify_on", "the events that notify: hang, error, restart, finish, warn", func(c *Config) any { return &c.NotifyOn }},
+	{"notify_on", "the events that notify: " + strings.Join(notify.Names(notify.Events), ", "), func(c *Config) any { return &c.NotifyOn }},
 	{"fallback_models", "models a restart after a hang or a rate limit moves to, in turn (--model); comma-separated as a flag or variable", func(c *Config) any { return &c.FallbackModels }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
@@ -383,8 +383,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, e := range c.NotifyOn {
-		if !slices.Contains(notify.Events, notify.Event(e)) {
-			bad("notify_on", "%q is not one of %s%s", e, strings.Join(notify.Names(notify.Events), ", "), didYouMean(e, notify.Names(notify.Events)))
+		if names := notify.Names(notify.Events); !slices.Contains(names, e) {
+			bad("notify_on", "%q is not one of %s%s", e, strings.Join(names, ", "), didYouMean(e, names))
 		}
 	}
 	m := c.MCP
