@@ -8,6 +8,7 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ func (m *Message) Title() string {
 
 // summary is the one-line text: the title, the reason and where.
 func (m *Message) summary() string {
-	s := m.Title() + ": " + m.Reason + ". Session " + or(m.SessionID, "(no id)")
+	s := m.Title() + ": " + m.Reason + ". Session " + cmp.Or(m.SessionID, "(no id)")
 	if m.Cwd != "" {
 		s += " in " + m.Cwd
 	}
@@ -144,13 +145,6 @@ func (m Message) body() []byte {
 		panic(err) // Strings and a time only: it cannot fail.
 	}
 	return b.Bytes()
-}
-
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // errURL strips the URL from a net/http error: it holds the webhook's

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -111,7 +112,7 @@ func (s *Sender) redact(b []byte) []byte {
 
 // deliver makes at most two tries, then reports.
 func (s *Sender) deliver(d *delivery, target string, body []byte, title, text string) {
-	timeout, pause := cmpOr(s.timeout, RequestTimeout), cmpOr(s.pause, retryPause)
+	timeout, pause := cmp.Or(s.timeout, RequestTimeout), cmp.Or(s.pause, retryPause)
 	var status int
 	var err error
 	for try := 1; ; try++ {
@@ -306,11 +307,4 @@ func (d *delivery) standing(sendLimit time.Duration) Result {
 		return Result{Tries: d.tries, Err: fmt.Errorf("%w; the run ended before the retry", d.err)}
 	}
 	return Result{Tries: d.tries, Err: fmt.Errorf("not sent within %s of the end of the run", sendLimit)}
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
