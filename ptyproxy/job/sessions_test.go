@@ -71,7 +71,6 @@ func TestSessionOutcomes(t *testing.T) {
 	}
 }
 
-// gonePid runs a process to its end and returns its pid.
 // writeLog writes the log of an attempt that started in another process
 // and has no exit record; held, its writer is still running (it holds the
 // log's lock), else it was killed.
