@@ -8,7 +8,10 @@
 // so it is tested on any system.
 package proctable
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Proc is one row of a snapshot of the process table.
 type Proc struct {
@@ -86,16 +89,9 @@ func (t *Tree) Snapshot(table []Proc, ours func(Proc) bool) []Proc {
 		return ok && Same(id, cur)
 	}
 	// What died, or whose pid now names another process, is forgotten.
-	for id := range t.known {
-		if !alive(id) {
-			delete(t.known, id)
-		}
-	}
-	for id := range t.checked {
-		if !alive(id) {
-			delete(t.checked, id)
-		}
-	}
+	gone := func(id ID, _ bool) bool { return !alive(id) }
+	maps.DeleteFunc(t.known, gone)
+	maps.DeleteFunc(t.checked, gone)
 	for _, p := range table {
 		if p.PPID != launchd || p.Zombie || p.Start < t.since || p.PID <= launchd || t.known[p.ID()] {
 			continue
