@@ -204,13 +204,7 @@ func (r *run) ended() *final {
 	return r.final
 }
 
-// state says where the run is.
-func (r *run) state() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stateLocked()
-}
-
+// stateLocked says where the run is.
 func (r *run) stateLocked() string {
 	switch {
 	case r.final != nil:
