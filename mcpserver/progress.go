@@ -286,9 +286,9 @@ type warning struct {
 	Reason    sentReason `json:"reason"`
 }
 
-// warningText says what the warning before a hang kill says.
-func (r *run) warningText(st ptyproxy.Status, now time.Time) string {
-	rs := advance(r.cleanReason(st.Reason).Reason, now.Sub(st.Now))
+// warningText says what the warning before a hang kill says, from the
+// reason cleaned and moved on to the moment of the warning.
+func (r *run) warningText(rs watchdog.Reason) string {
 	_, doing := activity(rs)
 	return plain(r.redact("agent hang imminent: " + doing + "; " + imminent(rs)))
 }
@@ -298,7 +298,7 @@ func (r *run) warn(st ptyproxy.Status, now time.Time) {
 	rs := r.cleanReason(st.Reason)
 	rs.Reason = advance(rs.Reason, now.Sub(st.Now))
 	w := warning{
-		Message:   r.warningText(st, now),
+		Message:   r.warningText(rs.Reason),
 		RunID:     r.id,
 		SessionID: rs.SessionID,
 		LogPath:   r.logPath(),

@@ -23,14 +23,14 @@ type registry struct {
 	mu   sync.Mutex
 	runs map[string]*run
 	live int
-	// The bounds, fixed by New; tests lower them.
+	// The bounds, fixed by New; tests lower them, and move the clock on
+	// past keepFor.
 	maxLive, keepEnded int
-	keepFor            time.Duration
 	now                func() time.Time
 }
 
 func newRegistry() *registry {
-	return &registry{runs: map[string]*run{}, maxLive: maxLive, keepEnded: keepEnded, keepFor: keepFor, now: time.Now}
+	return &registry{runs: map[string]*run{}, maxLive: maxLive, keepEnded: keepEnded, now: time.Now}
 }
 
 // add registers a new run, unless maxLive runs are queued or running.
@@ -92,7 +92,7 @@ func (g *registry) prune() {
 		r.mu.Unlock()
 		switch {
 		case at.IsZero():
-		case now.Sub(at) >= g.keepFor:
+		case now.Sub(at) >= keepFor:
 			delete(g.runs, id)
 		default:
 			kept = append(kept, ended{r, at})

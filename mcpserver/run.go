@@ -132,7 +132,7 @@ func (r *run) onStatus(st ptyproxy.Status) {
 	r.mu.Unlock()
 	var text string
 	if warn {
-		text = r.warningText(st, st.Now)
+		text = r.warningText(r.cleanReason(st.Reason).Reason)
 	}
 	r.mu.Lock()
 	if warn {
@@ -204,13 +204,7 @@ func (r *run) ended() *final {
 	return r.final
 }
 
-// state says where the run is.
-func (r *run) state() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stateLocked()
-}
-
+// stateLocked says where the run is.
 func (r *run) stateLocked() string {
 	switch {
 	case r.final != nil:

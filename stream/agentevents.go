@@ -17,7 +17,8 @@ import (
 func readClaude(s *scanner, ev *Event) (errText string) {
 	var isError bool
 	var errCode string
-	var text rawString // the message's first text block, decoded only for an error
+	var text rawString    // the message's first text block, decoded only for an error
+	var session rawString // on every line; decoded only where it is kept
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
@@ -25,7 +26,8 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		case "subtype":
 			ev.Subtype = s.name()
 		case "session_id":
-			ev.SessionID = s.stringValue()
+			raw, escaped, _ := s.strValue()
+			session = rawString{raw, escaped}
 		case "result":
 			ev.Answer = s.stringValue()
 		case "is_error":
@@ -48,15 +50,15 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 	switch ev.Type {
 	case "result":
 		ev.Terminal = true
+		ev.SessionID = decode(session.raw, session.escaped)
 		if isError {
 			errText, ev.Answer = ev.Answer, ""
 		}
 	case "system":
-		if ev.Subtype != "init" {
-			ev.SessionID = ""
+		if ev.Subtype == "init" {
+			ev.SessionID = decode(session.raw, session.escaped)
 		}
 	default:
-		ev.SessionID = ""
 		ev.Answer = ""
 		if ev.Type == "assistant" && errCode != "" {
 			errText = errCode + ": " + decode(text.raw, text.escaped)
@@ -273,7 +275,8 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 // the newer {"error":{"type":"provider.rate-limit","message":…,"status":429}};
 // the text read is "name: message (HTTP status)".
 func readOpenCode(s *scanner, ev *Event) (errText string) {
-	var messageID, reason, text, callID string
+	var reason, text, callID string
+	var messageID rawString // decoded only by the events of a step
 	var oe openCodeError
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -287,7 +290,8 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 			s.nested(func(key []byte) {
 				switch string(key) {
 				case "messageID":
-					messageID = s.stringValue()
+					raw, escaped, _ := s.strValue()
+					messageID = rawString{raw, escaped}
 				case "reason":
 					reason = s.stringValue()
 				case "text":
@@ -302,14 +306,15 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 			s.skip()
 		}
 	})
-	step := "step:" + messageID
 	switch ev.Type {
 	case "step_start":
-		if messageID != "" {
+		if id := decode(messageID.raw, messageID.escaped); id != "" {
+			step := "step:" + id
 			ev.Started, ev.CallID = []Call{{ID: step, Kind: "step"}}, step
 		}
 	case "step_finish":
-		if messageID != "" {
+		if id := decode(messageID.raw, messageID.escaped); id != "" {
+			step := "step:" + id
 			ev.Ended, ev.CallID = []string{step}, step
 		}
 		ev.Terminal = reason == "stop"

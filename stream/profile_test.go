@@ -88,8 +88,9 @@ func TestResume(t *testing.T) {
 			t.Errorf("Resume(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 		// A restart prompt that starts with "-" is still the prompt.
-		if got := Cursor.Resume(tc.args, "S", "--force"); got[len(got)-2] != "--" {
-			t.Errorf("Resume(%q) = %q, want %q", tc.args, got, tc.want)
+		want := append(slices.Clone(tc.want[:len(tc.want)-1]), "--force")
+		if got := Cursor.Resume(tc.args, "S", "--force"); !slices.Equal(got, want) {
+			t.Errorf("Resume(%q) with prompt --force = %q, want %q", tc.args, got, want)
 		}
 	}
 }
