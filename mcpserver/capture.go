@@ -25,7 +25,7 @@ const (
 type capture struct {
 	mu    sync.Mutex
 	split *stream.Splitter
-	lines []string
+	lines []outputLine
 	last  time.Time
 	// event is the last line's "type/subtype" as the watchdog names it,
 	// and eventAt when it came: fresher than the watchdog's snapshots,
@@ -39,16 +39,31 @@ type capture struct {
 func newCapture(onPhase func()) *capture {
 	c := &capture{onPhase: onPhase}
 	c.split = stream.NewSplitter(maxEventBytes+redactMargin, func(l stream.Line) {
-		text := string(l.Text)
-		if l.Truncated() {
-			text += fmt.Sprintf("… [%d bytes in all]", l.Len)
-		}
 		if len(c.lines) == maxEvents {
 			c.lines = slices.Delete(c.lines, 0, 1)
 		}
-		c.lines = append(c.lines, text)
+		c.lines = append(c.lines, outputLine{text: string(l.Text), len: l.Len})
 	})
 	return c
+}
+
+// An outputLine is a line as captured: its first maxEventBytes+redactMargin
+// bytes, and its full length.
+type outputLine struct {
+	text string
+	len  int64
+}
+
+// shown is the line as a client gets it: redacted, cut to maxEventBytes,
+// and its full length said when any of it is left out. The length is
+// added after the cut, so that the cut cannot take it off.
+func (l outputLine) shown(redact func(string) string) string {
+	text := redact(l.text)
+	cut := cutBytes(text, maxEventBytes)
+	if len(cut) < len(text) || l.len > int64(len(l.text)) {
+		cut += fmt.Sprintf("… [%d bytes in all]", l.len)
+	}
+	return cut
 }
 
 // Write takes the agent's output. It never fails.
@@ -87,7 +102,7 @@ func (c *capture) latest() (event string, eventAt, output time.Time) {
 // result returns the last lines (an unfinished last line included) and
 // the time of the last output (zero if none). Call it once the agent is
 // gone.
-func (c *capture) result() (lines []string, last time.Time) {
+func (c *capture) result() (lines []outputLine, last time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.split.Flush()

@@ -210,7 +210,7 @@ func (r *run) result(res job.Result) *final {
 		Partial: &partial{StderrTail: r.stderr.String(r.redact), EventsCount: out.Lines, LastEvents: []string{}},
 	}
 	for _, l := range lines {
-		f.Partial.LastEvents = append(f.Partial.LastEvents, cutBytes(r.redact(l), maxEventBytes))
+		f.Partial.LastEvents = append(f.Partial.LastEvents, l.shown(r.redact))
 	}
 	if !last.IsZero() {
 		f.Partial.LastActivityAt = last.Format(time.RFC3339Nano)

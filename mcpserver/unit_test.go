@@ -154,8 +154,13 @@ func TestCapture(t *testing.T) {
 	c.noteEvent(stream.Parse(stream.Line{Text: []byte(result), Len: int64(len(result)), Newline: true}))
 	_, _ = c.Write([]byte("unfinished"))
 	lines, last := c.result()
-	if len(lines) != maxEvents || lines[maxEvents-1] != "unfinished" || !strings.HasSuffix(lines[maxEvents-2], fmt.Sprintf("… [%d bytes in all]", len(big))) {
-		t.Errorf("%d lines, last two %q", len(lines), lines[len(lines)-2:])
+	if len(lines) != maxEvents || lines[maxEvents-1].shown(same) != "unfinished" {
+		t.Errorf("%d lines, last two %+v", len(lines), lines[len(lines)-2:])
+	}
+	// What the client gets of the big line: cut, and saying how long it was.
+	shown := lines[maxEvents-2].shown(same)
+	if !strings.HasSuffix(shown, fmt.Sprintf("… [%d bytes in all]", len(big))) || len(shown) > maxEventBytes+64 {
+		t.Errorf("the big line shown as %d bytes ending %q", len(shown), shown[max(0, len(shown)-40):])
 	}
 	if time.Since(last) > time.Minute {
 		t.Errorf("last %v", last)
