@@ -95,7 +95,7 @@ func describe(v view, now time.Time) (key, text string) {
 	if v.output.After(st.Now) {
 		r.Silence = now.Sub(v.output)
 	}
-	key, text = activity(r)
+	key, text = activity(r, len(r.OpenCalls))
 	if st.Verdict == watchdog.Warn {
 		return "warn", text + "; " + imminent(r)
 	}
@@ -128,9 +128,10 @@ func phaseOf(event string) (key, text string) {
 	return "working", "working"
 }
 
-// activity says what the agent is doing, from its stream.
-func activity(r watchdog.Reason) (key, text string) {
-	if n := len(r.OpenCalls); n > 0 {
+// activity says what the agent is doing, from its stream; open is how
+// many calls are open, of which r may list only the first.
+func activity(r watchdog.Reason, open int) (key, text string) {
+	if n := open; n > 0 && len(r.OpenCalls) > 0 {
 		c := r.OpenCalls[0]
 		text = fmt.Sprintf("running %s: %s (%s of %s)", c.Kind, cut(oneLine(c.Command), 60), clock(c.Elapsed), clock(c.Budget))
 		if n > 1 {
@@ -288,9 +289,9 @@ type warning struct {
 
 // warningText says what the warning before a hang kill says, from the
 // reason cleaned and moved on to the moment of the warning.
-func (r *run) warningText(rs watchdog.Reason) string {
-	_, doing := activity(rs)
-	return plain(r.redact("agent hang imminent: " + doing + "; " + imminent(rs)))
+func (r *run) warningText(rs sentReason) string {
+	_, doing := activity(rs.Reason, rs.count)
+	return plain(r.redact("agent hang imminent: " + doing + "; " + imminent(rs.Reason)))
 }
 
 // warn tells the client a hang kill is near, once per impending hang.
@@ -298,7 +299,7 @@ func (r *run) warn(st ptyproxy.Status, now time.Time) {
 	rs := r.cleanReason(st.Reason)
 	rs.Reason = advance(rs.Reason, now.Sub(st.Now))
 	w := warning{
-		Message:   r.warningText(rs.Reason),
+		Message:   r.warningText(rs),
 		RunID:     r.id,
 		SessionID: rs.SessionID,
 		LogPath:   r.logPath(),

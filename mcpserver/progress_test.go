@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +91,20 @@ func TestDescribe(t *testing.T) {
 		if key != tc.key || text != tc.text {
 			t.Errorf("%s: describe = %q, %q; want %q, %q", tc.name, key, text, tc.key, tc.text)
 		}
+	}
+}
+
+// TestActivityCountsEveryOpenCall: a warning's reason lists at most
+// maxOpenCalls calls; the words count all that are open.
+func TestActivityCountsEveryOpenCall(t *testing.T) {
+	t.Parallel()
+	listed := make([]watchdog.OpenCall, maxOpenCalls)
+	for i := range listed {
+		listed[i] = watchdog.OpenCall{ID: fmt.Sprint("c", i), Kind: "shellToolCall", Command: "make", Budget: time.Minute}
+	}
+	_, text := activity(watchdog.Reason{OpenCalls: listed}, 100)
+	if !strings.HasSuffix(text, " and 99 more") {
+		t.Errorf("activity says %q, want the 99 other open calls counted", text)
 	}
 }
 

@@ -132,7 +132,7 @@ func (r *run) onStatus(st ptyproxy.Status) {
 	r.mu.Unlock()
 	var text string
 	if warn {
-		text = r.warningText(r.cleanReason(st.Reason).Reason)
+		text = r.warningText(r.cleanReason(st.Reason))
 	}
 	r.mu.Lock()
 	if warn {
