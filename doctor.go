@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,15 +27,8 @@ func doctor(args []string) int {
 	fs := newFlagSet(&o)
 	shell := fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
 	const usageLine = "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]"
-	_, err := parseArgs(fs, args, "doctor")
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, usageLine, fs)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "doctor: %v", err)
-	case fs.NArg() > 0:
-		return fail(job.ExitUsage, "doctor: unexpected %q\n%s", fs.Arg(0), usageLine)
+	if status, done := parseSub(fs, args, "doctor", usageLine, true); done {
+		return status
 	}
 	ok := true
 	// check prints a ✓ or a ✗ with its fix ("" when what says it).

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,6 +132,23 @@ func parseArgs(fs *flag.FlagSet, args []string, sub string) (dashed bool, err er
 		return false, fmt.Errorf("%s (see %s --help)", err, command(sub))
 	}
 	return dashed, nil
+}
+
+// parseSub parses a subcommand's flags with parseArgs. done says the
+// command ends here, with status: --help printed its usage (0), or a flag
+// was wrong. With noArgs, an argument besides the flags is wrong too.
+func parseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool) (status int, done bool) {
+	_, err := parseArgs(fs, args, sub)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0, true
+	case err != nil:
+		return fail(job.ExitUsage, "%s: %v", sub, err), true
+	case noArgs && fs.NArg() > 0:
+		return fail(job.ExitUsage, "%s: unexpected %q\n%s", sub, fs.Arg(0), usageLine), true
+	}
+	return 0, false
 }
 
 // unknownFlag says a flag is not the command's, with the one meant when it
