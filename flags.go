@@ -247,7 +247,7 @@ func shellWords(args []string) string {
 			words = append(words, a)
 			continue
 		}
-		words = append(words, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+		words = append(words, quote(a))
 	}
 	return strings.Join(words, " ")
 }
