@@ -206,17 +206,26 @@ func moveLogs(old, dir string) string {
 // homeQuote writes a path for a shell command line: under HOME as
 // "$HOME/…", which bash, zsh and fish all expand, else quoted as needed.
 func homeQuote(path string) string {
-	home := os.Getenv("HOME")
-	if rest, ok := strings.CutPrefix(path, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
-		return `"$HOME/` + rest + `"`
+	if p, ok := underHome(path, os.Getenv("HOME")); ok {
+		return `"` + p + `"`
 	}
 	return shellWords([]string{path})
 }
 
+// underHome writes a path under home as $HOME/…, when the rest can stand
+// between double quotes as it is.
+func underHome(path, home string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, home+"/")
+	if !ok || home == "" || strings.ContainsAny(rest, "\"$`!\\") {
+		return "", false
+	}
+	return "$HOME/" + rest, true
+}
+
 // pathLine is the startup-file line that puts dir on PATH in shell.
 func pathLine(shell, dir, home string) string {
-	if rest, ok := strings.CutPrefix(dir, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
-		dir = "$HOME/" + rest
+	if p, ok := underHome(dir, home); ok {
+		dir = p
 	}
 	if shell == "fish" {
 		return `fish_add_path "` + dir + `"`
