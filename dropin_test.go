@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 )
@@ -21,28 +18,6 @@ import (
 // The tests in this file hold the drop-in promise: what a user types gets
 // the answer it got without the wrapper, and what the wrapper says is
 // plain, names what was wrong and how to fix it.
-
-// runRaw runs the wrapper with exactly args, env added to the test
-// environment.
-func runRaw(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, wrapperBin, args...)
-	cmd.Env = append(testEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running the wrapper: %v", err)
-	}
-	return r
-}
 
 // TestAliasKeepsTheStatus types the most common calls in each shell, the
 // agent answering in text, in json, and in stream-json with no result: each
@@ -265,7 +240,7 @@ func TestForce(t *testing.T) {
 	argv := func(args ...string) []string {
 		t.Helper()
 		r := runWrapper(t, []string{steps("line", resultLine)}, nil, append(args, "--", "hi")...)
-		for _, rec := range readRecords(t, r.logDir) {
+		for _, rec := range readLogs[map[string]any](t, r.logDir) {
 			if rec["msg"] == "command" {
 				var out []string
 				for _, a := range rec["argv"].([]any) {
@@ -472,27 +447,6 @@ func TestInspectColor(t *testing.T) {
 	if s := screen("NO_COLOR=1"); strings.Contains(s, "\x1b[") || !strings.Contains(s, "! result/success") {
 		t.Errorf("NO_COLOR=1:\n%q", s)
 	}
-}
-
-// readRecords returns the records of every session log in dir as maps.
-func readRecords(t *testing.T, dir string) []map[string]any {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
-	var recs []map[string]any
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for line := range bytes.Lines(data) {
-			var m map[string]any
-			if err := json.Unmarshal(line, &m); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			recs = append(recs, m)
-		}
-	}
-	return recs
 }
 
 // TestUnknownEnv checks that a misspelled variable is named, with the one
