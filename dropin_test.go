@@ -28,13 +28,10 @@ func TestAliasKeepsTheStatus(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
-			status := "$?"
-			if sh == "fish" {
-				status = "$status"
-			}
+			rc := echoRC(sh)
 			var program strings.Builder
 			for _, call := range []string{`-p "hello"`, `-p --output-format json "hello"`, `-p --output-format stream-json "hello"`} {
-				program.WriteString("cursor-agent " + call + `; echo "rc=` + status + `"` + "\n")
+				program.WriteString("cursor-agent " + call + "; " + rc + "\n")
 			}
 			out, stderr, logDir := inShell(t, sh, agentBin, []string{steps("line", "Hello! How can I help?")}, program.String())
 			if want := strings.Repeat("Hello! How can I help?\nrc=0\n", 3); string(out) != want || len(stderr) != 0 {
@@ -44,7 +41,7 @@ func TestAliasKeepsTheStatus(t *testing.T) {
 				t.Errorf("%d logs, want 3: each call watched", len(logs))
 			}
 			// The agent's own failure passes through too.
-			out, _, _ = inShell(t, sh, agentBin, []string{steps("line", "no", "exit", "3")}, `cursor-agent -p "hello"; echo "rc=`+status+`"`)
+			out, _, _ = inShell(t, sh, agentBin, []string{steps("line", "no", "exit", "3")}, `cursor-agent -p "hello"; `+rc)
 			if string(out) != "no\nrc=3\n" {
 				t.Errorf("a failing agent: %q", out)
 			}
@@ -84,12 +81,9 @@ func TestHangNextStep(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
-			status := "$?"
-			if sh == "fish" {
-				status = "$status"
-			}
+			rc := echoRC(sh)
 			out, stderr, _ := inShell(t, sh, agentBin, []string{steps("line", initLine, "hang"), "CURSOR_WRAP_IDLE_TIMEOUT=500ms"},
-				`cursor-agent -p --output-format stream-json "hello"; echo "rc=`+status+`"`)
+				`cursor-agent -p --output-format stream-json "hello"; `+rc)
 			want := "cursor-wrap: resume with `cursor-agent --resume s-1`; see `cursor-wrap inspect --last`\n"
 			if !bytes.HasSuffix(out, []byte("rc=124\n")) || !bytes.HasSuffix(stderr, []byte(want)) {
 				t.Errorf("stdout %q\nstderr %s", out, stderr)
