@@ -114,12 +114,8 @@ func quoteValue(cfg job.Config, key string) string {
 
 // version prints the version: cursor-wrap version, or --version.
 func version(args []string) int {
-	switch {
-	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Println("usage: cursor-wrap version (or --version): the version, and for a build from a checkout its commit")
-		return 0
-	case len(args) > 0:
-		return fail(job.ExitUsage, "usage: cursor-wrap version (it takes no arguments)")
+	if status, done := noArgs(args, "version", " (or --version): the version, and for a build from a checkout its commit"); done {
+		return status
 	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Println(versionText(bi))

@@ -151,6 +151,21 @@ func parseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs boo
 	return 0, false
 }
 
+// noArgs reads the command line of a subcommand that takes no arguments.
+// done says the command ends here, with status: -h, -help or --help alone
+// printed its usage line, sub and what it does (about), or an argument was
+// given.
+func noArgs(args []string, sub, about string) (status int, done bool) {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Println("usage: cursor-wrap " + sub + about)
+		return 0, true
+	case len(args) > 0:
+		return fail(job.ExitUsage, "usage: cursor-wrap %s (it takes no arguments)", sub), true
+	}
+	return 0, false
+}
+
 // unknownFlag says a flag is not the command's, with the one meant when it
 // is a typo; to the wrapper itself, that the agent's flags go after "--".
 func unknownFlag(fs *flag.FlagSet, arg, sub string) error {
