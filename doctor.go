@@ -168,13 +168,14 @@ func checkShell(check func(good bool, what, fix string), shell, name string) {
 		runs = embedded
 	}
 	file, n, found := shellhook.FindInitLine(shellhook.StartupFiles(shell, os.Getenv))
+	ours := strings.Contains(fresh.Function, "--alias") // The wrapper's function, not one of the user's.
 	switch {
-	case strings.Contains(fresh.Function, "--alias") && fresh.Alias != "":
+	case ours && fresh.Alias != "":
 		check(false, what+" is the alias "+fresh.Alias+", which hides the wrapper's function",
 			"remove that alias from the files "+shell+" reads at start")
-	case strings.Contains(fresh.Function, "--alias") && runs != "":
+	case ours && runs != "":
 		check(true, what+" goes through the wrapper: "+runs, "")
-	case strings.Contains(fresh.Function, "--alias"):
+	case ours:
 		check(false, what+" runs the real agent unwatched: no cursor-wrap at "+orNone(embedded)+" nor on PATH",
 			"install cursor-wrap again (scripts/install.sh), or put "+line+" in "+tilde(rc))
 	case fresh.Function != "":
