@@ -25,13 +25,10 @@ func shellInit(args []string) int {
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		shell, rest = rest[0], rest[1:]
 	}
-	_, err := parseArgs(fs, rest, "shell-init")
+	if status, done := parseSub(fs, rest, "shell-init", usageLine, false); done {
+		return status
+	}
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, usageLine, fs)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "shell-init: %v", err)
 	case shell == "":
 		return fail(job.ExitUsage, "shell-init: which shell? %s", usageLine)
 	case fs.NArg() > 0:
@@ -58,15 +55,8 @@ func configCmd(args []string) int {
 	fs := newFlagSet(&o)
 	initFile := fs.Bool("init", false, "write a commented config file with the defaults (never overwrites)")
 	const usageLine = "usage: cursor-wrap config [--init] [--config FILE] [flags]"
-	_, err := parseArgs(fs, args, "config")
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, usageLine, fs)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "config: %v", err)
-	case fs.NArg() > 0:
-		return fail(job.ExitUsage, "config: unexpected %q\n%s", fs.Arg(0), usageLine)
+	if status, done := parseSub(fs, args, "config", usageLine, true); done {
+		return status
 	}
 	if *initFile {
 		path := o.config
@@ -124,12 +114,8 @@ func quoteValue(cfg job.Config, key string) string {
 
 // version prints the version: cursor-wrap version, or --version.
 func version(args []string) int {
-	switch {
-	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Println("usage: cursor-wrap version (or --version): the version, and for a build from a checkout its commit")
-		return 0
-	case len(args) > 0:
-		return fail(job.ExitUsage, "usage: cursor-wrap version (it takes no arguments)")
+	if status, done := noArgs(args, "version", " (or --version): the version, and for a build from a checkout its commit"); done {
+		return status
 	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Println(versionText(bi))

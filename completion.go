@@ -57,8 +57,7 @@ func compFlags() []compFlag {
 	var o options
 	var flags []compFlag
 	newFlagSet(&o).VisitAll(func(f *flag.Flag) {
-		b, ok := f.Value.(interface{ IsBoolFlag() bool })
-		flags = append(flags, compFlag{name: f.Name, doc: f.Usage, bool: ok && b.IsBoolFlag(), valueKind: flagValues[f.Name]})
+		flags = append(flags, compFlag{name: f.Name, doc: f.Usage, bool: isBool(f), valueKind: flagValues[f.Name]})
 	})
 	return flags
 }

@@ -25,12 +25,8 @@ var demoTranscript []byte
 // demo runs the wrapper against its fake agent twice, a normal session and
 // a hang, and narrates on stderr what it saw and decided, with timings.
 func demo(args []string) int {
-	switch {
-	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Println("usage: cursor-wrap demo: runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided")
-		return 0
-	case len(args) > 0:
-		return fail(job.ExitUsage, "usage: cursor-wrap demo (it takes no arguments)")
+	if status, done := noArgs(args, "demo", ": runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided"); done {
+		return status
 	}
 	self, err := os.Executable()
 	if err != nil {

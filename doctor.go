@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,15 +27,8 @@ func doctor(args []string) int {
 	fs := newFlagSet(&o)
 	shell := fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
 	const usageLine = "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]"
-	_, err := parseArgs(fs, args, "doctor")
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, usageLine, fs)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "doctor: %v", err)
-	case fs.NArg() > 0:
-		return fail(job.ExitUsage, "doctor: unexpected %q\n%s", fs.Arg(0), usageLine)
+	if status, done := parseSub(fs, args, "doctor", usageLine, true); done {
+		return status
 	}
 	ok := true
 	// check prints a ✓ or a ✗ with its fix ("" when what says it).
@@ -177,13 +168,14 @@ func checkShell(check func(good bool, what, fix string), shell, name string) {
 		runs = embedded
 	}
 	file, n, found := shellhook.FindInitLine(shellhook.StartupFiles(shell, os.Getenv))
+	ours := strings.Contains(fresh.Function, "--alias") // The wrapper's function, not one of the user's.
 	switch {
-	case strings.Contains(fresh.Function, "--alias") && fresh.Alias != "":
+	case ours && fresh.Alias != "":
 		check(false, what+" is the alias "+fresh.Alias+", which hides the wrapper's function",
 			"remove that alias from the files "+shell+" reads at start")
-	case strings.Contains(fresh.Function, "--alias") && runs != "":
+	case ours && runs != "":
 		check(true, what+" goes through the wrapper: "+runs, "")
-	case strings.Contains(fresh.Function, "--alias"):
+	case ours:
 		check(false, what+" runs the real agent unwatched: no cursor-wrap at "+orNone(embedded)+" nor on PATH",
 			"install cursor-wrap again (scripts/install.sh), or put "+line+" in "+tilde(rc))
 	case fresh.Function != "":
@@ -215,17 +207,26 @@ func moveLogs(old, dir string) string {
 // homeQuote writes a path for a shell command line: under HOME as
 // "$HOME/…", which bash, zsh and fish all expand, else quoted as needed.
 func homeQuote(path string) string {
-	home := os.Getenv("HOME")
-	if rest, ok := strings.CutPrefix(path, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
-		return `"$HOME/` + rest + `"`
+	if p, ok := underHome(path, os.Getenv("HOME")); ok {
+		return `"` + p + `"`
 	}
 	return shellWords([]string{path})
 }
 
+// underHome writes a path under home as $HOME/…, when the rest can stand
+// between double quotes as it is.
+func underHome(path, home string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, home+"/")
+	if !ok || home == "" || strings.ContainsAny(rest, "\"$`!\\") {
+		return "", false
+	}
+	return "$HOME/" + rest, true
+}
+
 // pathLine is the startup-file line that puts dir on PATH in shell.
 func pathLine(shell, dir, home string) string {
-	if rest, ok := strings.CutPrefix(dir, home+"/"); ok && home != "" && !strings.ContainsAny(rest, "\"$`!\\") {
-		dir = "$HOME/" + rest
+	if p, ok := underHome(dir, home); ok {
+		dir = p
 	}
 	if shell == "fish" {
 		return `fish_add_path "` + dir + `"`

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 )
@@ -21,28 +18,6 @@ import (
 // The tests in this file hold the drop-in promise: what a user types gets
 // the answer it got without the wrapper, and what the wrapper says is
 // plain, names what was wrong and how to fix it.
-
-// runRaw runs the wrapper with exactly args, env added to the test
-// environment.
-func runRaw(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, wrapperBin, args...)
-	cmd.Env = append(testEnv(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running the wrapper: %v", err)
-	}
-	return r
-}
 
 // TestAliasKeepsTheStatus types the most common calls in each shell, the
 // agent answering in text, in json, and in stream-json with no result: each
@@ -53,13 +28,10 @@ func TestAliasKeepsTheStatus(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
-			status := "$?"
-			if sh == "fish" {
-				status = "$status"
-			}
+			rc := echoRC(sh)
 			var program strings.Builder
 			for _, call := range []string{`-p "hello"`, `-p --output-format json "hello"`, `-p --output-format stream-json "hello"`} {
-				program.WriteString("cursor-agent " + call + `; echo "rc=` + status + `"` + "\n")
+				program.WriteString("cursor-agent " + call + "; " + rc + "\n")
 			}
 			out, stderr, logDir := inShell(t, sh, agentBin, []string{steps("line", "Hello! How can I help?")}, program.String())
 			if want := strings.Repeat("Hello! How can I help?\nrc=0\n", 3); string(out) != want || len(stderr) != 0 {
@@ -69,7 +41,7 @@ func TestAliasKeepsTheStatus(t *testing.T) {
 				t.Errorf("%d logs, want 3: each call watched", len(logs))
 			}
 			// The agent's own failure passes through too.
-			out, _, _ = inShell(t, sh, agentBin, []string{steps("line", "no", "exit", "3")}, `cursor-agent -p "hello"; echo "rc=`+status+`"`)
+			out, _, _ = inShell(t, sh, agentBin, []string{steps("line", "no", "exit", "3")}, `cursor-agent -p "hello"; `+rc)
 			if string(out) != "no\nrc=3\n" {
 				t.Errorf("a failing agent: %q", out)
 			}
@@ -109,12 +81,9 @@ func TestHangNextStep(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
-			status := "$?"
-			if sh == "fish" {
-				status = "$status"
-			}
+			rc := echoRC(sh)
 			out, stderr, _ := inShell(t, sh, agentBin, []string{steps("line", initLine, "hang"), "CURSOR_WRAP_IDLE_TIMEOUT=500ms"},
-				`cursor-agent -p --output-format stream-json "hello"; echo "rc=`+status+`"`)
+				`cursor-agent -p --output-format stream-json "hello"; `+rc)
 			want := "cursor-wrap: resume with `cursor-agent --resume s-1`; see `cursor-wrap inspect --last`\n"
 			if !bytes.HasSuffix(out, []byte("rc=124\n")) || !bytes.HasSuffix(stderr, []byte(want)) {
 				t.Errorf("stdout %q\nstderr %s", out, stderr)
@@ -265,7 +234,7 @@ func TestForce(t *testing.T) {
 	argv := func(args ...string) []string {
 		t.Helper()
 		r := runWrapper(t, []string{steps("line", resultLine)}, nil, append(args, "--", "hi")...)
-		for _, rec := range readRecords(t, r.logDir) {
+		for _, rec := range readLogs[map[string]any](t, r.logDir) {
 			if rec["msg"] == "command" {
 				var out []string
 				for _, a := range rec["argv"].([]any) {
@@ -472,27 +441,6 @@ func TestInspectColor(t *testing.T) {
 	if s := screen("NO_COLOR=1"); strings.Contains(s, "\x1b[") || !strings.Contains(s, "! result/success") {
 		t.Errorf("NO_COLOR=1:\n%q", s)
 	}
-}
-
-// readRecords returns the records of every session log in dir as maps.
-func readRecords(t *testing.T, dir string) []map[string]any {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
-	var recs []map[string]any
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for line := range bytes.Lines(data) {
-			var m map[string]any
-			if err := json.Unmarshal(line, &m); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			recs = append(recs, m)
-		}
-	}
-	return recs
 }
 
 // TestUnknownEnv checks that a misspelled variable is named, with the one

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -24,33 +23,6 @@ import (
 // fault they guard (issue 13's numbering in the comments).
 
 const undeclaredCall = `{"type":"tool_call","subtype":"started","call_id":"u1","tool_call":{"readToolCall":{"args":{"path":"x"}}}}`
-
-// wrapperRun runs the wrapper like runWrapper, with the command adjusted
-// by adjust before it starts (its stdout, stderr, environment).
-func wrapperRun(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	logDir := t.TempDir()
-	cmd := exec.CommandContext(ctx, wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
-	cmd.Env = testEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if adjust != nil {
-		adjust(cmd)
-	}
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start), logDir: logDir}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running the wrapper: %v", err)
-	}
-	return r
-}
 
 // logText is every session log in dir, concatenated.
 func logText(t *testing.T, dir string) []byte {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,6 +134,38 @@ func parseArgs(fs *flag.FlagSet, args []string, sub string) (dashed bool, err er
 	return dashed, nil
 }
 
+// parseSub parses a subcommand's flags with parseArgs. done says the
+// command ends here, with status: --help printed its usage (0), or a flag
+// was wrong. With noArgs, an argument besides the flags is wrong too.
+func parseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool) (status int, done bool) {
+	_, err := parseArgs(fs, args, sub)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		subUsage(os.Stdout, usageLine, fs)
+		return 0, true
+	case err != nil:
+		return fail(job.ExitUsage, "%s: %v", sub, err), true
+	case noArgs && fs.NArg() > 0:
+		return fail(job.ExitUsage, "%s: unexpected %q\n%s", sub, fs.Arg(0), usageLine), true
+	}
+	return 0, false
+}
+
+// noArgs reads the command line of a subcommand that takes no arguments.
+// done says the command ends here, with status: -h, -help or --help alone
+// printed its usage line, sub and what it does (about), or an argument was
+// given.
+func noArgs(args []string, sub, about string) (status int, done bool) {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Println("usage: cursor-wrap " + sub + about)
+		return 0, true
+	case len(args) > 0:
+		return fail(job.ExitUsage, "usage: cursor-wrap %s (it takes no arguments)", sub), true
+	}
+	return 0, false
+}
+
 // unknownFlag says a flag is not the command's, with the one meant when it
 // is a typo; to the wrapper itself, that the agent's flags go after "--".
 func unknownFlag(fs *flag.FlagSet, arg, sub string) error {
@@ -229,7 +262,7 @@ func shellWords(args []string) string {
 			words = append(words, a)
 			continue
 		}
-		words = append(words, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+		words = append(words, quote(a))
 	}
 	return strings.Join(words, " ")
 }

@@ -26,14 +26,11 @@ func inspect(args []string) int {
 	gap := flags.Duration("gap", 10*time.Second, "mark silences at least this long")
 	logDir := flags.String("log-dir", "", "the log dir for --last (default: log_dir of the config)")
 	config := flags.String("config", "", "config file, for log_dir")
-	_, err := parseArgs(flags, args, "inspect")
+	if status, done := parseSub(flags, args, "inspect", inspectUsage, false); done {
+		return status
+	}
 	newest := *last || *lastHang
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, inspectUsage, flags)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "inspect: %v", err)
 	case *last && *lastHang:
 		return fail(job.ExitUsage, "inspect: --last or --last-hang, not both\n%s", inspectUsage)
 	case newest && flags.NArg() > 0:

@@ -62,19 +62,48 @@ type result struct {
 // of its own; env adds to the environment.
 func runWrapper(t *testing.T, env []string, stdin []byte, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	return wrapperRun(t, func(cmd *exec.Cmd) {
+		cmd.Env = append(cmd.Env, env...)
+		if stdin != nil {
+			cmd.Stdin = bytes.NewReader(stdin)
+		}
+	}, args...)
+}
+
+// wrapperRun runs the wrapper like runWrapper, with the command adjusted
+// by adjust before it starts (its stdout, stderr, environment).
+func wrapperRun(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
+	t.Helper()
 	logDir := t.TempDir()
-	cmd := exec.CommandContext(ctx, wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
-	cmd.Env = append(testEnv(), env...)
+	r := execWrapper(t, adjust, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
+	r.logDir = logDir
+	return r
+}
+
+// runRaw runs the wrapper with exactly args, env added to the test
+// environment.
+func runRaw(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	return execWrapper(t, func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, env...) }, args...)
+}
+
+// execWrapper runs the wrapper with exactly args in the test environment,
+// adjust (when not nil) changing the command before it starts: what it
+// printed, its exit status and how long it took.
+func execWrapper(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, wrapperBin, args...)
+	cmd.Env = testEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	if adjust != nil {
+		adjust(cmd)
 	}
 	start := time.Now()
 	err := cmd.Run()
-	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start), logDir: logDir}
+	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -350,18 +379,19 @@ type logRecord struct {
 	Status               int
 }
 
-// readLogs returns the records of every session log in dir, in order.
-func readLogs(t *testing.T, dir string) []logRecord {
+// readLogs returns the records of every session log in dir, in order,
+// decoded as T (a logRecord, or a map for every field).
+func readLogs[T any](t *testing.T, dir string) []T {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
-	var recs []logRecord
+	var recs []T
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for line := range bytes.Lines(data) {
-			var r logRecord
+			var r T
 			if err := json.Unmarshal(line, &r); err != nil {
 				t.Fatalf("%s: bad record %q: %v", f, line, err)
 			}
@@ -407,7 +437,7 @@ func TestDetectionLatency(t *testing.T) {
 			if r.code != 124 {
 				t.Fatalf("exit %d; stderr %s", r.code, r.stderr)
 			}
-			recs := readLogs(t, r.logDir)
+			recs := readLogs[logRecord](t, r.logDir)
 			hang, ok := find(recs, "hang_detected")
 			if !ok || hang.Reason.Kind != tc.kind {
 				t.Fatalf("hang record %+v", hang)
@@ -440,7 +470,7 @@ func TestWarning(t *testing.T) {
 	if r.code != 124 {
 		t.Fatalf("exit %d", r.code)
 	}
-	recs := readLogs(t, r.logDir)
+	recs := readLogs[logRecord](t, r.logDir)
 	var warnings []logRecord
 	for _, rec := range recs {
 		if rec.Msg == "warning" {
@@ -474,7 +504,7 @@ func TestSessionLog(t *testing.T) {
 	t.Parallel()
 	abs, _ := filepath.Abs("stream/testdata/newline-callid.jsonl")
 	r := runWrapper(t, nil, nil, "--", "replay", abs, "1000", "line", "caf\xe9 \xff not UTF-8", "raw", "\x1b[?25h")
-	recs := readLogs(t, r.logDir)
+	recs := readLogs[logRecord](t, r.logDir)
 	var raws []string
 	for _, rec := range recs {
 		if rec.Msg == "event" {
@@ -660,7 +690,7 @@ func TestConfigReload(t *testing.T) {
 	waitFor := func(what string) {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if recs := readLogs(t, logDir); len(recs) > 0 {
+			if recs := readLogs[logRecord](t, logDir); len(recs) > 0 {
 				if _, ok := find(recs, what); ok {
 					return
 				}
@@ -680,7 +710,7 @@ func TestConfigReload(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 124 {
 		t.Fatalf("exit %v; stderr %s", err, stderr.String())
 	}
-	recs := readLogs(t, logDir)
+	recs := readLogs[logRecord](t, logDir)
 	hang, _ := find(recs, "hang_detected")
 	if after := hang.Time.Sub(saved); after < 0 || after > 500*time.Millisecond {
 		t.Errorf("hang declared %v after the save, want right after (debounce %v)", after, 100*time.Millisecond)
@@ -841,7 +871,7 @@ func TestWrapperKilled(t *testing.T) {
 	// The records reach the file while the wrapper runs, with no fsync.
 	events := func() int {
 		n := 0
-		for _, r := range readLogs(t, logDir) { // fails on a torn record
+		for _, r := range readLogs[logRecord](t, logDir) { // fails on a torn record
 			if r.Msg == "event" {
 				n++
 			}

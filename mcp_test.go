@@ -457,6 +457,20 @@ func (c *rpcClient) await(ch <-chan rpcFrame, d time.Duration) rpcFrame {
 	return rpcFrame{}
 }
 
+// exit waits for the server to exit and returns its Wait error; after
+// says what should have ended it, for the failure.
+func (c *rpcClient) exit(after string) error {
+	c.t.Helper()
+	select {
+	case err := <-c.exited:
+		c.exited <- nil // For the cleanup.
+		return err
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("the server did not exit %s\nstderr:\n%s", after, c.stderr)
+	}
+	return nil
+}
+
 // toolResult is a tools/call result.
 type toolResult struct {
 	Content []struct {
@@ -716,15 +730,9 @@ func TestMCPBackgroundDisconnect(t *testing.T) {
 	}
 	agents, children := waitForChildren(t, c.logDir, 2)
 	_ = c.stdin.Close()
-	select {
-	case err := <-c.exited:
-		if err != nil {
-			t.Errorf("server exit: %v\nstderr:\n%s", err, c.stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the server did not exit after the client went\nstderr:\n%s", c.stderr)
+	if err := c.exit("after the client went"); err != nil {
+		t.Errorf("server exit: %v\nstderr:\n%s", err, c.stderr)
 	}
-	c.exited <- nil // For the cleanup.
 	for _, pid := range append(agents, children...) {
 		gone(t, pid)
 	}
@@ -740,16 +748,10 @@ func TestMCPBackgroundSIGTERM(t *testing.T) {
 	}
 	agents, children := waitForChildren(t, c.logDir, 1)
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-c.exited:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
-			t.Errorf("server exit: %v\nstderr:\n%s", err, c.stderr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the server did not exit on SIGTERM\nstderr:\n%s", c.stderr)
+	var ee *exec.ExitError
+	if err := c.exit("on SIGTERM"); !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("server exit: %v\nstderr:\n%s", err, c.stderr)
 	}
-	c.exited <- nil // For the cleanup.
 	for _, pid := range append(agents, children...) {
 		gone(t, pid)
 	}

@@ -95,7 +95,7 @@ func TestNotifyWebhook(t *testing.T) {
 	// shows it.
 	target := h.URL + "/…"
 	var sent []string
-	for _, rec := range readLogs(t, r.logDir) {
+	for _, rec := range readLogs[logRecord](t, r.logDir) {
 		if rec.Msg == "notify_sent" {
 			sent = append(sent, rec.Event+" to "+rec.Target)
 		}
@@ -146,7 +146,7 @@ func TestNotifyCostsNothing(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 124 {
 			t.Fatalf("%v: %v\n%s", notify, err, stderr.Bytes())
 		}
-		recs := readLogs(t, logDir)
+		recs := readLogs[logRecord](t, logDir)
 		exit, _ := find(recs, "exit")
 		return exited.Sub(exit.Time), recs
 	}
@@ -205,7 +205,7 @@ func TestNotifyDesktop(t *testing.T) {
 		t.Errorf("%d lines say the desktop is skipped:\n%s", n, r.stderr)
 	}
 	failed := 0
-	for _, rec := range readLogs(t, r.logDir) {
+	for _, rec := range readLogs[logRecord](t, r.logDir) {
 		if rec.Msg == "notify_failed" && rec.Target == "desktop" {
 			failed++
 		}

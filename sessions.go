@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,16 +24,10 @@ func sessions(args []string) int {
 	logDir := fs.String("log-dir", "", "the log dir (default: log_dir of the config)")
 	config := fs.String("config", "", "config file, for log_dir")
 	const usageLine = "usage: cursor-wrap sessions [--json] [--hung] [--limit N] [--log-dir DIR]"
-	_, err := parseArgs(fs, args, "sessions")
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		subUsage(os.Stdout, usageLine, fs)
-		return 0
-	case err != nil:
-		return fail(job.ExitUsage, "sessions: %v", err)
-	case fs.NArg() > 0:
-		return fail(job.ExitUsage, "sessions: unexpected %q\n%s", fs.Arg(0), usageLine)
-	case *limit < 1:
+	if status, done := parseSub(fs, args, "sessions", usageLine, true); done {
+		return status
+	}
+	if *limit < 1 {
 		return fail(job.ExitUsage, "sessions: --limit %d: list at least 1", *limit)
 	}
 	dir, err := logDirOf(*logDir, *config)

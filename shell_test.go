@@ -29,6 +29,15 @@ func shellFor(t *testing.T, name string) string {
 	return p
 }
 
+// echoRC is the command that prints the last command's status in shell,
+// as rc=N.
+func echoRC(shell string) string {
+	if shell == "fish" {
+		return `echo "rc=$status"`
+	}
+	return `echo "rc=$?"`
+}
+
 // inShell runs program in shell after loading the shell-init functions,
 // with PATH holding the wrapper and, as cursor-agent, target.
 func inShell(t *testing.T, shell, target string, env []string, program string) (stdout, stderr []byte, logDir string) {
@@ -72,10 +81,7 @@ func TestShellFunctionsWatch(t *testing.T) {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
 			call := `cursor-agent -p --output-format stream-json "a b" "" "*" '$HOME' "line1
-line2"; echo "rc=$?"`
-			if sh == "fish" {
-				call = strings.Replace(call, `rc=$?`, `rc=$status`, 1)
-			}
+line2"; ` + echoRC(sh)
 			out, _, logDir := inShell(t, sh, agentBin, []string{steps("args", "tty", "line", resultLine, "exit", "3")}, call)
 			lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
 			var got struct{ Argv []string }
@@ -105,14 +111,11 @@ func TestShellFunctionsPassThrough(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
-			status := "$?"
-			if sh == "fish" {
-				status = "$status"
-			}
+			rc := echoRC(sh)
 			// The same call through the function and straight to the
 			// binary, from the same shell.
 			out, _, logDir := inShell(t, sh, agentBin, []string{steps("args", "tty", "exit", "4")},
-				`cursor-agent --version; echo "rc=`+status+`"; command cursor-agent --version; echo "rc=`+status+`"`)
+				"cursor-agent --version; "+rc+"; command cursor-agent --version; "+rc)
 			runs := strings.SplitAfter(string(out), "rc=4\n")
 			if len(runs) != 3 || runs[2] != "" {
 				t.Fatalf("output %q", out)
