@@ -34,9 +34,11 @@ func sessions(args []string) int {
 	if err != nil {
 		return fail(job.ExitWrapper, "%v", err)
 	}
-	list := job.Sessions(dir, *limit, nil)
+	var list []job.Session
 	if *hung {
 		list = job.Hangs(dir, *limit)
+	} else {
+		list = job.Sessions(dir, *limit, nil)
 	}
 	if *asJSON {
 		if list == nil {

@@ -243,7 +243,8 @@ type Decision struct {
 	Open int  // tool calls open
 	Done bool // the terminal event arrived
 	// LastType and LastSubtype are the last line's envelope ("" for a
-	// line that is not JSON): what the agent is doing, for a status line.
+	// line that is not JSON, "start" before any line): what the agent is
+	// doing, for a status line.
 	LastType, LastSubtype string
 }
 
