@@ -210,7 +210,7 @@ func homeQuote(path string) string {
 	if p, ok := underHome(path, os.Getenv("HOME")); ok {
 		return `"` + p + `"`
 	}
-	return shellWords([]string{path})
+	return job.ShellWords([]string{path})
 }
 
 // underHome writes a path under home as $HOME/…, when the rest can stand

@@ -249,22 +249,9 @@ func misplaced(args []string, atStart bool) error {
 		if s := job.Suggest(word, subcommandNames()); s != "" {
 			return fmt.Errorf("unknown command %q — did you mean %s? A prompt goes after --", word, s)
 		}
-		return fmt.Errorf("unknown command %q: a prompt goes after --, as in cursor-wrap -- %s, or on stdin", word, shellWords(args))
+		return fmt.Errorf("unknown command %q: a prompt goes after --, as in cursor-wrap -- %s, or on stdin", word, job.ShellWords(args))
 	}
-	return fmt.Errorf("%q after the wrapper's flags: a prompt goes after --, as in cursor-wrap [flags] -- %s, or on stdin", word, shellWords(args))
-}
-
-// shellWords writes args as a shell command line would quote them.
-func shellWords(args []string) string {
-	var words []string
-	for _, a := range args {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
-			words = append(words, a)
-			continue
-		}
-		words = append(words, quote(a))
-	}
-	return strings.Join(words, " ")
+	return fmt.Errorf("%q after the wrapper's flags: a prompt goes after --, as in cursor-wrap [flags] -- %s, or on stdin", word, job.ShellWords(args))
 }
 
 // otherEnv are the wrapper's environment variables that are not settings:

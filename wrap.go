@@ -125,7 +125,7 @@ func inspectCommand(logPath string) string {
 	if cfg, _, err := job.Load("", nil); err == nil && filepath.Clean(cfg.LogDir) == filepath.Dir(logPath) {
 		return "cursor-wrap inspect --last"
 	}
-	return "cursor-wrap inspect " + shellWords([]string{logPath})
+	return "cursor-wrap inspect " + job.ShellWords([]string{logPath})
 }
 
 // closedStdout stands for a stdout that was closed when the wrapper

@@ -141,9 +141,5 @@ func promptStart(prompt string) string {
 // resumeCommand is the wrapper command that resumes session id, as a
 // restart would.
 func resumeCommand(p *stream.Profile, args []string, id, prompt string) string {
-	words := []string{"cursor-wrap", "--agent", p.Name, "--"}
-	for _, a := range p.Resume(args, id, prompt) {
-		words = append(words, shellQuote(a))
-	}
-	return strings.Join(words, " ")
+	return ShellWords(append([]string{"cursor-wrap", "--agent", p.Name, "--"}, p.Resume(args, id, prompt)...))
 }

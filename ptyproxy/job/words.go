@@ -110,9 +110,15 @@ func (c Command) ResumeCommand(id string) string {
 	if n := len(args); n > 0 && args[n-1] == "--" {
 		args = args[:n-1]
 	}
-	words := []string{shellQuote(filepath.Base(c.Path))}
-	for _, a := range args {
-		words = append(words, shellQuote(a))
+	return ShellWords(append([]string{filepath.Base(c.Path)}, args...))
+}
+
+// ShellWords writes args as a command line for a POSIX shell, each word
+// quoted when it needs quotes.
+func ShellWords(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = shellQuote(a)
 	}
 	return strings.Join(words, " ")
 }
