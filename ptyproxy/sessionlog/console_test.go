@@ -12,14 +12,10 @@ import (
 
 // settle waits until the console's writer has written everything queued.
 func settle(c *Console) {
-	for {
-		c.mu.Lock()
-		idle := c.idle && len(c.queue) == 0 && c.status == nil
-		c.mu.Unlock()
-		if idle {
-			return
-		}
-		time.Sleep(time.Millisecond)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for !c.idle || len(c.queue) > 0 || c.status != nil {
+		c.cond.Wait()
 	}
 }
 
