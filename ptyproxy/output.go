@@ -70,7 +70,7 @@ func (l *loop) feed(b *batch) {
 // own.
 func (l *loop) endStream() {
 	l.out.MidLine = l.split.MidLine()
-	if l.split.MidLine() || l.join != nil && l.join.Holding() {
+	if l.out.MidLine || l.join != nil && l.join.Holding() {
 		l.onBatch(&batch{at: time.Now(), end: true})
 	}
 }
