@@ -37,7 +37,7 @@ func RunHook(ctx context.Context, command string, stdin []byte, env []string) ([
 	case err = <-done:
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // Its group: the shell and what it started.
-		err = <-done
+		<-done
 		err = fmt.Errorf("killed: %w", context.Cause(ctx))
 	}
 	startMu.Lock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -23,18 +24,16 @@ type killer struct {
 // signal sends sig to the group and to the attempt's processes outside it
 // and returns the targets: -pgid for the group, then pids.
 func (k *killer) signal(sig syscall.Signal) []int {
+	return k.signalProcs(k.tree.snapshot(), sig)
+}
+
+// signalProcs is signal to the processes of a snapshot just taken.
+func (k *killer) signalProcs(procs []procInfo, sig syscall.Signal) []int {
 	var sent []int
-	procs := k.tree.snapshot()
-	inGroup := false
-	for _, p := range procs {
-		if p.pgid == k.pgid {
-			inGroup = true
-		}
-	}
 	// While the agent is not reaped its zombie keeps the group id taken,
 	// so the id cannot name another group; after that, only a live member
 	// seen just now makes the group signal safe.
-	if inGroup || k.leaderUnreaped() {
+	if k.groupIn(procs) || k.leaderUnreaped() {
 		if err := unix.Kill(-k.pgid, sig); err == nil {
 			sent = append(sent, -k.pgid)
 		}
@@ -56,18 +55,10 @@ func (k *killer) leaderUnreaped() bool {
 	return agents[k.pgid]
 }
 
-// groupAlive reports whether a process of the agent's group still runs.
-func (k *killer) groupAlive() bool {
-	for _, p := range k.tree.snapshot() {
-		if p.pgid == k.pgid {
-			return true
-		}
-	}
-	return false
+// groupIn reports whether a process of the agent's group is among procs.
+func (k *killer) groupIn(procs []procInfo) bool {
+	return slices.ContainsFunc(procs, func(p procInfo) bool { return p.pgid == k.pgid })
 }
-
-// alive reports whether any process of the attempt still runs.
-func (k *killer) alive() bool { return len(k.tree.snapshot()) > 0 }
 
 // killAll sends SIGKILL until nothing of the attempt is left, reaping the
 // orphans it kills, and returns every target it signalled. A process can
@@ -80,7 +71,7 @@ func (k *killer) killAll() []int {
 		if len(procs) == 0 && !k.leaderUnreaped() {
 			break
 		}
-		sent = append(sent, k.signal(syscall.SIGKILL)...)
+		sent = append(sent, k.signalProcs(procs, syscall.SIGKILL)...)
 		time.Sleep(time.Duration(round+1) * time.Millisecond)
 		reapOrphans()
 	}

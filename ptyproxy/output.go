@@ -54,7 +54,6 @@ func (l *loop) feed(b *batch) {
 	l.last = b.at
 	// Bytes of a line still arriving prove the stream alive too.
 	l.wd.Output(b.at)
-	l.at = b.at
 	if b.end {
 		l.split.Flush()
 		if l.join != nil {
@@ -71,7 +70,7 @@ func (l *loop) feed(b *batch) {
 // own.
 func (l *loop) endStream() {
 	l.out.MidLine = l.split.MidLine()
-	if l.split.MidLine() || l.join != nil && l.join.Holding() {
+	if l.out.MidLine || l.join != nil && l.join.Holding() {
 		l.onBatch(&batch{at: time.Now(), end: true})
 	}
 }
@@ -79,11 +78,11 @@ func (l *loop) endStream() {
 // onLine logs one logical line and hands its event to the watchdog.
 func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	l.out.Lines++
-	l.logEvent(l.at, ln, ev)
+	l.logEvent(ln, ev)
 	if l.o.Parse == nil {
 		return
 	}
-	notice := l.wd.ProcessEvent(ev, l.at)
+	notice := l.wd.ProcessEvent(ev, l.last)
 	l.out.ToolCalls += len(ev.Started)
 	if !ev.NotJSON {
 		l.out.Events++
@@ -109,11 +108,13 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	}
 }
 
-// logEvent adds a line's event record to the batch's records.
-func (l *loop) logEvent(at time.Time, ln stream.Line, ev stream.Event) {
+// logEvent adds a line's event record to the batch's records, stamped
+// with the batch's time.
+func (l *loop) logEvent(ln stream.Line, ev stream.Event) {
 	if l.o.Log == nil {
 		return
 	}
+	at := l.last
 	l.events = l.o.Log.AppendEvent(l.events, sessionlog.Event{
 		Time: at, RecvTS: at.UnixMilli(), AgentTS: ev.AgentTS,
 		Type: ev.Type, Subtype: ev.Subtype, CallID: ev.CallID, Raw: ln.Text,

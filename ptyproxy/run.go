@@ -69,7 +69,7 @@ type loop struct {
 	timer   *time.Timer
 	verdict watchdog.Verdict
 	phase   Phase
-	last    time.Time // last output
+	last    time.Time // last output: while a batch is cut, its time
 
 	lastStatus    time.Time
 	shown         statusKey
@@ -86,7 +86,6 @@ type loop struct {
 
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
-	at    time.Time      // the batch being cut
 }
 
 func (l *loop) run(ctx context.Context) Outcome {

@@ -84,8 +84,12 @@ func (l *loop) startPoll() {
 // grace to exit on the signal; once it is gone (or the grace is over) what
 // is left, such as tools in their own sessions, is killed at once.
 func (l *loop) onPoll(now time.Time) {
-	gone := l.exited && !l.kill.alive()
-	if !gone && (!now.Before(l.stopAt) || l.exited && !l.kill.groupAlive()) {
+	var left []procInfo // what is left of the attempt, once the agent exited
+	if l.exited {
+		left = l.tree.snapshot()
+	}
+	gone := l.exited && len(left) == 0
+	if !gone && (!now.Before(l.stopAt) || l.exited && !l.kill.groupIn(left)) {
 		if sent := dedupe(l.kill.killAll()); len(sent) > 0 {
 			l.o.Log.Write(sessionlog.Kill{Signal: "SIGKILL", Pids: sent})
 		}

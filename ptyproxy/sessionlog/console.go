@@ -36,7 +36,7 @@ type Console struct {
 	status  *string // a status line to draw, the newest only
 	dropped int     // messages dropped since the last note
 	closed  bool
-	idle    bool // the writer is waiting for work
+	idle    bool // the writer is waiting for work (broadcast when it begins)
 	done    chan struct{}
 
 	// The writer's own state: what is on the screen.
@@ -134,7 +134,10 @@ func (c *Console) run() {
 	for {
 		c.mu.Lock()
 		for len(c.queue) == 0 && c.status == nil && c.dropped == 0 && !c.closed {
-			c.idle = true
+			if !c.idle {
+				c.idle = true
+				c.cond.Broadcast() // To whoever waits for all to be written.
+			}
 			c.cond.Wait()
 		}
 		c.idle = false

@@ -5,21 +5,16 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // settle waits until the console's writer has written everything queued.
 func settle(c *Console) {
-	for {
-		c.mu.Lock()
-		idle := c.idle && len(c.queue) == 0 && c.status == nil
-		c.mu.Unlock()
-		if idle {
-			return
-		}
-		time.Sleep(time.Millisecond)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for !c.idle || len(c.queue) > 0 || c.status != nil {
+		c.cond.Wait()
 	}
 }
 
@@ -62,19 +57,16 @@ func TestConsoleNoTTY(t *testing.T) {
 }
 
 // blocked is a stderr nobody reads: its writes never return.
-type blocked struct{ writes atomic.Int32 }
+type blocked struct{}
 
-func (b *blocked) Write(p []byte) (int, error) {
-	b.writes.Add(1)
-	select {}
-}
+func (blocked) Write(p []byte) (int, error) { select {} }
 
 // TestConsoleBlockedStderr: with a stderr that takes nothing, the
 // wrapper's messages never wait (they are dropped past the bound), the
 // agent's stderr waits for room, and Close gives up after its wait.
 func TestConsoleBlockedStderr(t *testing.T) {
 	t.Parallel()
-	w := &blocked{}
+	w := blocked{}
 	c := NewConsole(w, false, nil)
 	log := slog.New(c.Handler(slog.LevelInfo))
 	start := time.Now()

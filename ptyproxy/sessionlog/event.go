@@ -35,6 +35,12 @@ type Event struct {
 // a 1 KiB line (most of it escaping byte by byte, some of it recording the
 // caller) against a few hundred nanoseconds here.
 func AppendEvent(b []byte, e Event) []byte {
+	return appendEvent(b, e, utf8.Valid(e.Raw))
+}
+
+// appendEvent is AppendEvent for a line whose UTF-8 validity the caller
+// already checked: on the per-line path it is checked once.
+func appendEvent(b []byte, e Event, valid bool) []byte {
 	b = appendHeader(b, e.Time, slog.LevelDebug, MsgEvent)
 	b = append(b, `,"recv_ts":`...)
 	b = strconv.AppendInt(b, e.RecvTS, 10)
@@ -50,7 +56,7 @@ func AppendEvent(b []byte, e Event) []byte {
 			b = appendString(b, []byte(f.value)) // Short: type, subtype, call id.
 		}
 	}
-	if utf8.Valid(e.Raw) {
+	if valid {
 		b = append(b, `,"raw":`...)
 		b = appendString(b, e.Raw)
 	} else {

@@ -5,6 +5,7 @@
 package sessionlog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -163,7 +164,7 @@ func (l *File) Write(p []byte) (int, error) {
 		l.lagging = full()
 	}
 	if full() {
-		l.dropped += max(1, strings.Count(string(p), "\n"))
+		l.dropped += max(1, bytes.Count(p, []byte("\n")))
 		return len(p), nil
 	}
 	l.pending = appendCapped(l.pending, p)
@@ -215,7 +216,7 @@ func (l *File) loop() {
 
 		l.mu.Lock()
 		if err != nil {
-			l.dropped += strings.Count(string(buf), "\n")
+			l.dropped += bytes.Count(buf, []byte("\n"))
 		}
 		if len(l.pending) == 0 {
 			l.lagging = false

@@ -218,6 +218,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 		t.Exit.Duration = Millis(end.Sub(t.Start))
 		t.Exit.ToolCalls, t.Exit.Lines, t.Exit.StderrLine = len(t.Calls), lines, stderr
 	}
+	t.Answer = t.reply.String()
 	return t
 }
 
@@ -269,7 +270,6 @@ func (t *Timeline) event(at, g, gapMark Millis, rec *EventLine, open map[string]
 	}
 	ev := parse(stream.Line{Text: raw, Len: int64(len(raw)), Newline: !rec.Partial})
 	t.reply.Add(ev)
-	t.Answer = t.reply.String()
 	what := ev.Label()
 	if ev.Type == "system" && ev.Subtype == "init" {
 		var init struct{ Model, Cwd string }

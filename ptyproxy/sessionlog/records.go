@@ -393,10 +393,12 @@ func (r *Recorder) Write(rec Record) {
 // to be written with Events. A line that must be kept in base64 is masked
 // first: masking looks for secrets in text, which base64 hides.
 func (r *Recorder) AppendEvent(b []byte, e Event) []byte {
-	if !utf8.Valid(e.Raw) {
+	valid := utf8.Valid(e.Raw)
+	if !valid {
 		e.Raw = r.redact.Redact(e.Raw)
+		valid = utf8.Valid(e.Raw) // The mask may have taken the invalid bytes.
 	}
-	return AppendEvent(b, e)
+	return appendEvent(b, e, valid)
 }
 
 // encode makes one record's line.
