@@ -302,6 +302,7 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{nil, []string{"--idle-timout", "5s"}, 125, "unknown flag --idle-timout: did you mean --idle-timeout?"},
 		{nil, []string{"-p", "hi"}, 125, "unknown flag -p: the agent's flags go after --, as in cursor-wrap -- -p …"},
 		{nil, []string{"--idle-timeout"}, 125, "--idle-timeout needs a value, as in --idle-timeout 90s"},
+		{nil, []string{"--idle-timeout", "--", "fix"}, 125, "--idle-timeout needs a value, as in --idle-timeout 90s"},
 		{nil, []string{"--log-level", "verbose"}, 125, `--log-level verbose: "verbose" is not debug, info, warn or error`},
 		{nil, []string{"--log-level"}, 125, "--log-level needs a value, as in --log-level debug|info|warn|error"},
 		{nil, []string{"--idle-timeout", "-1s"}, 125, "--idle-timeout -1s: "},
