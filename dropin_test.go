@@ -312,6 +312,7 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{nil, []string{"inspect", "--lats"}, 2, "inspect: unknown flag --lats: did you mean --last?"},
 		{nil, []string{"inspect", "--gap", "5"}, 2, `inspect: --gap 5: "5" is not a duration like 90s or 5m`},
 		{nil, []string{"inspect"}, 2, "inspect: which log? Give its FILE, or --last for the newest"},
+		{nil, []string{"inspect", cfg}, 1, cfg + ` is not a cursor-wrap session log: not a log record`},
 		{nil, []string{"config", "--int"}, 2, "config: unknown flag --int: did you mean --init?"},
 		{nil, []string{"doctor", "--shel", "zsh"}, 2, "doctor: unknown flag --shel: did you mean --shell?"},
 		{nil, []string{"shell-init", "bash", "--agent", "claude"}, 2, "shell-init: unknown flag --agent: did you mean --agents?"},
