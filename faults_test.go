@@ -151,11 +151,14 @@ func TestFaultOutputs(t *testing.T) {
 	t.Parallel()
 	t.Run("nobody reads stderr", func(t *testing.T) {
 		t.Parallel()
+		// 2 MB: more than the pipe and the console's queue hold together,
+		// so that the copy of the agent's stderr is still blocked when the
+		// attempt ends.
 		r := wrapperRun(t, func(cmd *exec.Cmd) {
 			pr, pw, _ := os.Pipe()
 			t.Cleanup(func() { pr.Close() })
 			cmd.Stderr = pw
-		}, "--idle-timeout", "1s", "--", "errflood", "300000", "hang")
+		}, "--idle-timeout", "1s", "--", "errflood", "2000000", "hang")
 		if r.code != 124 || firstRecord(t, r.logDir, "hang_detected") == nil {
 			t.Errorf("exit %d", r.code)
 		}

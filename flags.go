@@ -114,7 +114,9 @@ func parseArgs(fs *flag.FlagSet, args []string, sub string) (dashed bool, err er
 			continue
 		}
 		if !hasValue {
-			if i+1 == len(args) {
+			// "--" ends the flags: taken for the value, it would leave the
+			// agent's args to be blamed as misplaced.
+			if i+1 == len(args) || args[i+1] == "--" {
 				return false, fmt.Errorf("--%s needs a value, as in --%s %s", name, name, example(f))
 			}
 			i++

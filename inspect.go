@@ -68,6 +68,14 @@ func inspect(args []string) int {
 		}
 		return fail(1, "%v", err)
 	}
+	if t.Start.IsZero() {
+		// Not one record: a timeline of nothing would read as a session
+		// that did nothing.
+		if t.Stopped == nil {
+			return fail(1, "%s is empty: it holds no session log record", path)
+		}
+		return fail(1, "%s is not a cursor-wrap session log: %s", path, t.Stopped.Error)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -95,8 +95,8 @@ func (l *loop) run(ctx context.Context) Outcome {
 	th.ActivityProbe = l.probe
 	l.wd = watchdog.New(th, now)
 	go l.r.run()
-	stderrDone := make(chan struct{})
-	go l.readStderr(stderrDone)
+	stderrDone, abandon := make(chan struct{}), make(chan struct{})
+	go l.readStderr(stderrDone, abandon)
 	l.o.Log.Write(sessionlog.Start{Pid: l.p.pid, Dir: l.o.Dir, TickMS: l.o.Tick.Milliseconds(), ActivityProbe: l.probe})
 	l.decide(now)
 
@@ -160,9 +160,10 @@ func (l *loop) run(ctx context.Context) Outcome {
 	// Everything that held stderr is gone; what is left in the pipe is
 	// read, then the read gives up rather than wait on a stranger. A
 	// wrapper's stderr that takes nothing must not keep the attempt open:
-	// the copy is abandoned after stderrWait.
+	// the copy is abandoned after stderrWait. abandon is closed, not sent
+	// on, so that both waits below see it.
 	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
-	abandon := time.After(stderrWait)
+	defer time.AfterFunc(stderrWait, func() { close(abandon) }).Stop()
 	for stderrOpen {
 		select {
 		case line, ok := <-l.stderr:
@@ -420,12 +421,15 @@ func (l *loop) agentError(e *stream.AgentError, source string) {
 }
 
 // readStderr passes the agent's stderr on as it arrives and hands each line
-// to the loop for the log.
-func (l *loop) readStderr(done chan<- struct{}) {
+// to the loop for the log, until the loop abandons it.
+func (l *loop) readStderr(done chan<- struct{}, abandon <-chan struct{}) {
 	defer close(done)
 	defer close(l.stderr)
 	split := stream.NewSplitter(64<<10, func(ln stream.Line) {
-		l.stderr <- append([]byte(nil), ln.Text...)
+		select {
+		case l.stderr <- append([]byte(nil), ln.Text...):
+		case <-abandon: // The loop reads no more: the line is not logged.
+		}
 	})
 	buf := make([]byte, 32<<10)
 	for {
