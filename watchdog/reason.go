@@ -143,9 +143,12 @@ func (r Reason) describe() string {
 	return s
 }
 
-// Round formats a duration for people: "450ms", "12.3s", "1m23s".
+// Round formats a duration for people: "450ms", "12.3s", "1m23s". One
+// under a millisecond is written as it is, never as a 0s it is not.
 func Round(d time.Duration) string {
 	switch {
+	case d < time.Millisecond:
+		return d.String()
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
 	case d < 10*time.Second:
