@@ -383,22 +383,32 @@ type logRecord struct {
 // decoded as T (a logRecord, or a map for every field).
 func readLogs[T any](t *testing.T, dir string) []T {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
-	var recs []T
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for line := range bytes.Lines(data) {
-			var r T
-			if err := json.Unmarshal(line, &r); err != nil {
-				t.Fatalf("%s: bad record %q: %v", f, line, err)
+	// A running wrapper renames its log when the session names itself:
+	// a file listed may be gone by the time it is read, under its new name.
+	for {
+		files, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+		recs, renamed := []T(nil), false
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if errors.Is(err, os.ErrNotExist) {
+				renamed = true
+				break
 			}
-			recs = append(recs, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range bytes.Lines(data) {
+				var r T
+				if err := json.Unmarshal(line, &r); err != nil {
+					t.Fatalf("%s: bad record %q: %v", f, line, err)
+				}
+				recs = append(recs, r)
+			}
+		}
+		if !renamed {
+			return recs
 		}
 	}
-	return recs
 }
 
 func find(recs []logRecord, msg string) (logRecord, bool) {
