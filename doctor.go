@@ -78,8 +78,13 @@ func doctor(args []string) int {
 		// The error says how to install the agent or point agent_bin at it.
 		check(false, err.Error(), "")
 	} else {
-		version := firstLine(runFor(5*time.Second, bin, "--version"))
-		check(true, "agent: "+bin+" ("+orNone(version)+")", "")
+		out, err := runFor(5*time.Second, bin, "--version")
+		if version := firstLine(out); err != nil {
+			check(false, "agent: "+bin+" --version failed: "+orNone(version)+" ("+err.Error()+")",
+				"run `"+bin+" --version` to see why: the agent may need reinstalling, or agent_bin pointing at a working one")
+		} else {
+			check(true, "agent: "+bin+" ("+orNone(version)+")", "")
+		}
 	}
 
 	checkShell(check, *shell, funcs[0])
@@ -110,11 +115,11 @@ func doctor(args []string) int {
 	return 0
 }
 
-func runFor(d time.Duration, name string, args ...string) string {
+func runFor(d time.Duration, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	out, _ := exec.CommandContext(ctx, name, args...).CombinedOutput()
-	return string(out)
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	return string(out), err
 }
 
 func firstLine(s string) string {

@@ -251,8 +251,9 @@ func TestDoctor(t *testing.T) {
 }
 
 // runDoctor runs doctor for shell with HOME home and PATH holding the
-// wrapper and bin, as a user who typed its full path would.
-func runDoctor(t *testing.T, home, shell, bin string) (string, int) {
+// wrapper and bin, as a user who typed its full path would. The agent
+// answers --version with agentSteps, else with "fake-agent 1.2.3".
+func runDoctor(t *testing.T, home, shell, bin string, agentSteps ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -261,14 +262,31 @@ func runDoctor(t *testing.T, home, shell, bin string) (string, int) {
 		k, _, _ := strings.Cut(kv, "=")
 		return k == "ZDOTDIR" || k == "XDG_CONFIG_HOME" || k == "XDG_STATE_HOME" || k == "PATH"
 	})
+	if agentSteps == nil {
+		agentSteps = []string{"line", "fake-agent 1.2.3"}
+	}
 	cmd.Env = append(env, "HOME="+home, "SHELL="+shell, "TERM=xterm", "PATH="+filepath.Dir(wrapperBin)+":"+bin+":/usr/bin:/bin",
-		steps("line", "fake-agent 1.2.3"))
+		steps(agentSteps...))
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
 	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestDoctorBrokenAgent: an agent that is found but cannot even say its
+// version (a broken install) is a failure, with the way to see why.
+func TestDoctorBrokenAgent(t *testing.T) {
+	t.Parallel()
+	home, bin := t.TempDir(), t.TempDir()
+	os.Symlink(agentBin, filepath.Join(bin, "cursor-agent"))
+	out, code := runDoctor(t, home, shellFor(t, "bash"), bin, "err", "env: 'node': No such file or directory", "exit", "127")
+	want := "✗ agent: " + filepath.Join(bin, "cursor-agent") + " --version failed: env: 'node': No such file or directory (exit status 127)\n" +
+		"    fix: run `" + filepath.Join(bin, "cursor-agent") + " --version` to see why"
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("doctor exit %d, printed\n%s\nwant %q", code, out, want)
+	}
 }
 
 func TestShellInitUsage(t *testing.T) {
