@@ -51,7 +51,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		fs.Var(settingFlag{s, o.settings}, s.Flag(), s.Doc)
 	}
 	fs.StringVar(&o.config, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
-	fs.StringVar(&o.model, "model", "auto", "model passed to the agent in direct mode when its args name none (the default is cursor's)")
+	fs.StringVar(&o.model, "model", "", "model passed to the agent in direct mode when its args name none (default: auto for cursor, the agent's own default for the others)")
 	fs.StringVar(&o.workspace, "workspace", "", "workspace passed to the agent in direct mode when its args name none")
 	fs.BoolVar(&o.force, "force", true, "pass --force to the agent in direct mode: it runs commands and edits files without asking")
 	fs.BoolVar(&o.noForce, "no-force", false, "do not pass --force in direct mode (a headless cursor-agent then has its commands rejected)")
