@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"cursor-wrap/ptyproxy/job"
-	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/shellhook"
 )
 

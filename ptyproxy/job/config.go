@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )

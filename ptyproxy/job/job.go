@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
-	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"

@@ -18,7 +18,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/fakeagent"
-	"cursor-wrap/ptyproxy/job/notify"
+	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
