@@ -66,6 +66,16 @@ func TestWildErrors(t *testing.T) {
 			t.Errorf("exit %d, record %v; stderr %s", r.code, rec, r.stderr)
 		}
 	})
+	t.Run("rate limit with a wait past any clock, not restarted", func(t *testing.T) {
+		t.Parallel()
+		// 1e20 days does not fit a Duration: it must read as too long to
+		// wait, not wrap to a negative wait and restart at once.
+		r := runWrapper(t, []string{steps("resumed-answer", "line", initLine,
+			"line", "Error: S: [resource_exhausted] Error. Please try again in 100000000000000000000 days.", "exit", "1")}, nil, "--restarts", "1", "--", "fix it")
+		if r.code != 80 || !bytes.Contains(r.stderr, []byte("not restarting: the agent asks to wait")) {
+			t.Errorf("exit %d; stderr %s", r.code, r.stderr)
+		}
+	})
 	t.Run("not logged in, never restarted", func(t *testing.T) {
 		t.Parallel()
 		r := runWrapper(t, []string{"CURSOR_WRAP_AGENT=claude", steps("replay", wild("claude-not-logged-in.jsonl"), "1000000", "exit", "1")}, nil,

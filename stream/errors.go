@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -249,6 +250,12 @@ func words(s string) time.Duration {
 		case u[0] == 'd':
 			unit = 24 * time.Hour
 		}
-		d += time.Duration(n * float64(unit))
+		// Saturate, never wrap: "retry in 1e30 days" is a long wait, and
+		// a wrapped (negative) one would be read as none.
+		if f := n*float64(unit) + float64(d); f >= math.MaxInt64 {
+			d = math.MaxInt64
+		} else {
+			d += time.Duration(n * float64(unit))
+		}
 	}
 }

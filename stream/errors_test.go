@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,6 +177,9 @@ func TestRetryWhen(t *testing.T) {
 		{Gemini, `[API Error: {"error":{"message":"{\n  \"error\": {\n    \"code\": 429,\n    \"status\": \"RESOURCE_EXHAUSTED\",\n    \"details\": [{\"@type\": \"type.googleapis.com/google.rpc.RetryInfo\", \"retryDelay\": \"36s\"}]\n  }\n}\n"}}]`, 36 * time.Second, 0},
 		{Gemini, "RESOURCE_EXHAUSTED: Please retry in 36.583126582s.", 36583126582, 0},
 		{OpenCode, "APIError: Too Many Requests (HTTP 429) Retry-After: 30", 30 * time.Second, 0},
+		// A wait past any clock saturates; it must not wrap to a negative one.
+		{Gemini, "RESOURCE_EXHAUSTED: Please retry in 100000000000000000000 days.", math.MaxInt64, 0},
+		{Codex, "You've hit your usage limit. Try again in 200000 days 300000 days.", math.MaxInt64, 0},
 		// No wait named.
 		{Codex, "exceeded retry limit, last status: 429 Too Many Requests, request id: 9c84b52ce87fbe62-SJC", 0, 0},
 	} {

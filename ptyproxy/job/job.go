@@ -232,6 +232,7 @@ func (j *Job) rerun(stdin *replay, why string) (restart, bool) {
 // minutes); a wait longer than maxBackoff is not waited for.
 const (
 	firstBackoff = 15 * time.Second
+	maxDoubling  = 10 * time.Minute
 	maxBackoff   = time.Hour
 )
 
@@ -242,7 +243,13 @@ func backoff(e *stream.AgentError, n int) time.Duration {
 	case !e.RetryAt.IsZero():
 		return max(time.Until(e.RetryAt), 0)
 	}
-	return min(firstBackoff<<(n-1), 10*time.Minute)
+	// Doubled step by step, never shifted by n: a shift wraps negative
+	// past the 30th restart, and a negative wait is no wait at all.
+	d := firstBackoff
+	for i := 1; i < n && d < maxDoubling; i++ {
+		d *= 2
+	}
+	return min(d, maxDoubling)
 }
 
 // sleep waits d, unless the run is cancelled or the wrapper gets a signal
