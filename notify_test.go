@@ -214,3 +214,34 @@ func TestNotifyDesktop(t *testing.T) {
 		t.Errorf("%d notify_failed records, want 2 (hang, finish)", failed)
 	}
 }
+
+// TestNotifyRedirectNotFollowed: a webhook that answers with a redirect to
+// another host is not followed. The body carries the prompt, the working
+// directory and the resume command, and the request would name the secret
+// webhook URL as its Referer: the other host gets nothing, and the log says
+// the delivery failed, with the status, instead of "sent" to the first host.
+func TestNotifyRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
+	elsewhere := newHook(t)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/collect", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	r := runWrapper(t, []string{"CURSOR_WRAP_NOTIFY=" + redirector.URL + "/hooks/secret-token-abcdef",
+		steps("line", initLine, "line", resultLine)}, nil, "--notify-on", "finish", "--", "-p", "say hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := elsewhere.received(); len(got) != 0 {
+		t.Errorf("the redirect's target received %d requests: %s", len(got), got[0])
+	}
+	var outcomes []string
+	for _, rec := range readLogs[logRecord](t, r.logDir) {
+		if strings.HasPrefix(rec.Msg, "notify_") {
+			outcomes = append(outcomes, rec.Msg+" "+rec.Error)
+		}
+	}
+	if len(outcomes) != 1 || !strings.HasPrefix(outcomes[0], "notify_failed HTTP 307: ") || !strings.Contains(outcomes[0], "not followed") {
+		t.Errorf("notify records %q, want one notify_failed for the 307 that says the redirect is not followed", outcomes)
+	}
+}

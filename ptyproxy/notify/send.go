@@ -45,7 +45,6 @@ type Sender struct {
 
 	timeout time.Duration // RequestTimeout; shorter in tests
 	pause   time.Duration // retryPause; shorter in tests
-	client  http.Client
 
 	mu       sync.Mutex
 	inFlight map[*delivery]bool
@@ -142,6 +141,14 @@ func retryable(status int, err error) bool {
 	return status == 0 || status == http.StatusTooManyRequests || status >= 500
 }
 
+// webhookClient never follows a redirect: the body carries the prompt, the
+// working directory and the resume command, and a followed redirect would
+// carry them, with the secret webhook URL as Referer, to a host the user
+// never named.
+var webhookClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
+
 // post sends one POST. A server that shows ntfy's headers shows the text
 // line under the title (ntfy 2.10 and later fill the message from the
 // JSON; older ones show the body); others ignore them.
@@ -160,12 +167,15 @@ func (s *Sender) post(ctx context.Context, d *delivery, target string, body []by
 	req.Header.Set("X-Title", title)
 	req.Header.Set("X-Template", "yes")
 	req.Header.Set("X-Message", "{{.text}}")
-	resp, err := s.client.Do(req)
+	resp, err := webhookClient.Do(req)
 	if err != nil {
 		return 0, errURL(err)
 	}
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode/100 == 3 {
+		return resp.StatusCode, fmt.Errorf("HTTP %d: a redirect, not followed (the message would go to another URL): give the webhook's final URL", resp.StatusCode)
+	}
 	if resp.StatusCode/100 != 2 {
 		line, _, _ := strings.Cut(strings.TrimSpace(string(s.redact(answer))), "\n")
 		if r := []rune(line); len(r) > 100 {
