@@ -120,11 +120,44 @@ hand_lines() {
 	CW_MARK=$marker awk '/cursor-wrap["\047]? shell-init/ && !/^[ \t]*#/ && !index($0, ENVIRON["CW_MARK"]) { print NR ": " $0 }' "$1"
 }
 
-# write_back FILE TMP copies TMP over FILE: copying rather than moving keeps
-# the file's mode, owner and any symlink (dotfile managers make them).
-write_back() {
-	cat "$2" >"$1"
-	rm -f "$2"
+# rewrite FILE LINES PROGRAM [ARGS…] replaces the user's FILE with what
+# PROGRAM prints when given FILE's contents on stdin, and only with a
+# complete, checked copy: PROGRAM must succeed and print LINES lines. The copy
+# is made beside the file the name points to (a dotfile manager's symlink
+# stays a symlink), with its mode and owner, and renamed over it in one step;
+# the old file is kept as FILE.cursor-wrap-backup. On any failure the file
+# is left as it was, and rewrite says so and returns 1.
+# The caller says what changed, from the backup, once the change is made.
+rewrite() {
+	local file=$1 lines=$2 target link dir tmp got
+	shift 2
+	target=$file
+	while [ -L "$target" ]; do
+		link=$(readlink "$target")
+		case $link in
+		/*) target=$link ;;
+		*) target=$(dirname "$target")/$link ;;
+		esac
+	done
+	dir=$(dirname "$target")
+	if tmp=$(mktemp "$dir/.cursor-wrap.XXXXXX" 2>/dev/null) &&
+		cp -p "$target" "$tmp" 2>/dev/null &&
+		"$@" <"$target" >"$tmp" &&
+		got=$(wc -l <"$tmp" | tr -d ' ') && [ "$got" = "$lines" ] &&
+		cp -p "$target" "$file.cursor-wrap-backup" 2>/dev/null &&
+		cmp -s "$target" "$file.cursor-wrap-backup" &&
+		mv -f "$tmp" "$target"; then
+		return 0
+	fi
+	[ -z "${tmp:-}" ] || rm -f "$tmp"
+	echo "$(tilde "$file"): NOT changed: a complete copy could not be written beside it (is its disk full?); nothing was lost" >&2
+	return 1
+}
+
+# without_marker prints stdin without our lines; grep's status 1 (no line
+# left) is success here, 2 (an error) is not.
+without_marker() {
+	grep -vF -- "$marker" || [ $? = 1 ]
 }
 
 # left_behind prints what --uninstall leaves: the config file and the session
@@ -161,6 +194,7 @@ left_behind() {
 
 if [ "$uninstall" = 1 ]; then
 	left=$(left_behind)
+	failed=0
 	for f in "$bin" "$mcp"; do
 		if [ -e "$f" ]; then
 			rm -f "$f"
@@ -176,12 +210,14 @@ if [ "$uninstall" = 1 ]; then
 			"$(rc_file zsh)" "$(rc_file fish)"; do
 			[ -f "$rc" ] || continue
 			if grep -qF -- "$marker" "$rc"; then
-				grep -nF -- "$marker" "$rc" | while IFS= read -r l; do
-					echo "$(tilde "$rc"): removed line ${l%%:*}: ${l#*:}"
-				done
-				kept=$(mktemp "${TMPDIR:-/tmp}/cursor-wrap.XXXXXX")
-				grep -vF -- "$marker" "$rc" >"$kept" || true # Status 1: nothing else left.
-				write_back "$rc" "$kept"
+				if rewrite "$rc" "$(without_marker <"$rc" | wc -l | tr -d ' ')" without_marker; then
+					grep -nF -- "$marker" "$rc.cursor-wrap-backup" | while IFS= read -r l; do
+						echo "$(tilde "$rc"): removed line ${l%%:*}: ${l#*:}"
+					done
+					echo "$(tilde "$rc"): the file as it was is kept as $(tilde "$rc").cursor-wrap-backup"
+				else
+					failed=1
+				fi
 			fi
 			hand_lines "$rc" | while IFS= read -r l; do
 				echo "$(tilde "$rc"): left line ${l%%:*}, which this script did not add: ${l#*: }"
@@ -190,7 +226,7 @@ if [ "$uninstall" = 1 ]; then
 		echo "shells already open keep their cursor-agent function, which now runs the real agent, until they exit"
 	fi
 	printf '%s\n' "$left"
-	exit 0
+	exit "$failed"
 fi
 
 if [ "$build" = 0 ]; then
@@ -244,15 +280,14 @@ edit_rc() {
 	elif [ -f "$rc" ] && grep -qF -- "$marker" "$rc"; then
 		# An earlier install's line (another PREFIX, an older form): replaced
 		# in place, so whatever the user put around it keeps its order.
-		grep -nF -- "$marker" "$rc" | while IFS= read -r l; do
+		rewrite "$rc" "$(($(without_marker <"$rc" | wc -l) + 1))" env CW_MARK="$marker" CW_LINE="$line" awk '
+			index($0, ENVIRON["CW_MARK"]) { if (!done) print ENVIRON["CW_LINE"]; done = 1; next }
+			{ print }' || exit 1
+		grep -nF -- "$marker" "$rc.cursor-wrap-backup" | while IFS= read -r l; do
 			echo "$shown: replaced line ${l%%:*}: ${l#*:}"
 		done
 		echo "  with: $line"
-		new=$(mktemp "${TMPDIR:-/tmp}/cursor-wrap.XXXXXX")
-		CW_MARK=$marker CW_LINE=$line awk '
-			index($0, ENVIRON["CW_MARK"]) { if (!done) print ENVIRON["CW_LINE"]; done = 1; next }
-			{ print }' "$rc" >"$new"
-		write_back "$rc" "$new"
+		echo "$shown: the file as it was is kept as $shown.cursor-wrap-backup"
 	elif [ -f "$rc" ] && [ -n "$(hand_lines "$rc")" ]; then
 		hand_lines "$rc" | while IFS= read -r l; do
 			echo "$shown: line ${l%%:*} already runs cursor-wrap shell-init (a line of your own); not changed: ${l#*: }"

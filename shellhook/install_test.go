@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -542,5 +543,72 @@ func TestInstallUninstallLeavesOthers(t *testing.T) {
 	}
 	if got := readOrEmpty(t, filepath.Join(home, ".profile")); got != "export A=1\n" {
 		t.Errorf(".profile: %q", got)
+	}
+}
+
+// TestInstallRewriteIsWholeOrNothing: the user's startup file is replaced
+// only by a complete copy. With writes failing part way (a full disk, here a
+// file-size limit of 8 KiB against a 17 KB ~/.bashrc), --uninstall leaves the
+// file byte for byte as it was, says so, and fails; when it can write, the
+// file loses only our line, a symlink to it stays a symlink, and the old
+// file is kept beside it.
+func TestInstallRewriteIsWholeOrNothing(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	prefix := filepath.Join(home, "bin")
+	ours := InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home) + installMarker + "\n"
+	var head, tail strings.Builder
+	for i := range 300 {
+		b := &head
+		if i >= 150 {
+			b = &tail
+		}
+		fmt.Fprintf(b, "export LINE_%03d=\"a line of the user's own, long enough to fill the file\"\n", i)
+	}
+	mine := head.String() + tail.String()
+	dotfiles := filepath.Join(home, "dotfiles")
+	if err := os.Mkdir(dotfiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dotfiles, "bashrc")
+	writeText(t, target, head.String()+ours+tail.String())
+	if err := os.Chmod(target, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(home, ".bashrc")); err != nil {
+		t.Fatal(err)
+	}
+	before := readOrEmpty(t, target)
+	env := installEnv(t, home, prefix, "/bin/bash")
+
+	stubWrapper(t, prefix)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", `ulimit -f 8 && exec bash "$0" --uninstall`, filepath.Join("..", "scripts", "install.sh"))
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "~/.bashrc: NOT changed") || strings.Contains(string(out), "removed line") {
+		t.Errorf("with writes failing: %v\n%s", err, out)
+	}
+	if got := readOrEmpty(t, target); got != before {
+		t.Fatalf("with writes failing, ~/.bashrc went from %d to %d bytes", len(before), len(got))
+	}
+
+	stubWrapper(t, prefix)
+	printed := install(t, env, "--uninstall")
+	if !strings.Contains(printed, "~/.bashrc: removed line 151: ") || !strings.Contains(printed, "kept as ~/.bashrc.cursor-wrap-backup") {
+		t.Errorf("printed\n%s", printed)
+	}
+	if got := readOrEmpty(t, target); got != mine {
+		t.Errorf("~/.bashrc after --uninstall: %d bytes, want the user's %d", len(got), len(mine))
+	}
+	if fi, err := os.Lstat(filepath.Join(home, ".bashrc")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("~/.bashrc is no longer a symlink: %v %v", fi, err)
+	}
+	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode after --uninstall: %v %v", fi, err)
+	}
+	if got := readOrEmpty(t, filepath.Join(home, ".bashrc.cursor-wrap-backup")); got != before {
+		t.Errorf("backup: %d bytes, want %d", len(got), len(before))
 	}
 }
