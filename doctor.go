@@ -73,7 +73,7 @@ func doctor(args []string) int {
 	if profile == nil {
 		profile = stream.Cursor
 	}
-	funcs, _ := shellhook.Binaries(profile.Name, "")
+	funcs := shellhook.Binaries(profile, "")
 	if err != nil {
 		// The error says how to install the agent or point agent_bin at it.
 		check(false, err.Error(), "")

@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"cursor-wrap/stream"
 )
 
 // ErrNotFound means no agent binary was found; main exits 127.
@@ -90,30 +91,23 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 	return "", fmt.Errorf("%w: no %s on PATH%s", ErrNotFound, strings.Join(names, " or "), installHint(names))
 }
 
-// FindAgent finds the agent to run: its profile's name and binary. agent
-// is the configured profile ("" for none), invoked the command the user
+// FindAgent finds the agent to run: its profile and binary. agent is the
+// configured profile's name ("" for none), invoked the command the user
 // typed (FuncEnv), explicit the configured agent_bin. Without a configured
-// profile the binary's name picks it (claude runs the claude profile),
-// and cursor's commands are searched.
-func FindAgent(agent, invoked, explicit, self, pathEnv string) (profile, bin string, err error) {
-	profile = agent
-	if profile == "" {
-		profile = "cursor"
-	}
-	names, err := Binaries(profile, invoked)
+// profile the binary's name picks it (claude runs the claude profile), and
+// cursor's commands are searched. The profile is nil only for an agent
+// name it does not know.
+func FindAgent(agent, invoked, explicit, self, pathEnv string) (*stream.Profile, string, error) {
+	profile, err := profileNamed(cmp.Or(agent, stream.Cursor.Name))
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
-	if bin, err = Resolve(names, explicit, self, pathEnv); err != nil {
+	bin, err := Resolve(Binaries(profile, invoked), explicit, self, pathEnv)
+	if err != nil {
 		return profile, "", err
 	}
-	if agent == "" {
-		base := filepath.Base(bin)
-		for _, p := range profiles {
-			if slices.Contains(p.funcs, base) {
-				profile = p.name
-			}
-		}
+	if p := stream.ProfileFor(filepath.Base(bin)); agent == "" && p != nil {
+		profile = p
 	}
 	return profile, bin, nil
 }
@@ -121,9 +115,9 @@ func FindAgent(agent, invoked, explicit, self, pathEnv string) (profile, bin str
 // installHint says how to install the agent whose commands are names, as
 // its makers document it, and where else the wrapper looks.
 func installHint(names []string) string {
-	for _, p := range profiles {
-		if len(names) > 0 && slices.Contains(p.funcs, names[0]) && p.install != "" {
-			return "; install it with `" + p.install + "`, or set agent_bin to its path"
+	if len(names) > 0 {
+		if p := stream.ProfileFor(names[0]); p != nil && p.Install != "" {
+			return "; install it with `" + p.Install + "`, or set agent_bin to its path"
 		}
 	}
 	return "; set agent_bin to the agent's path"

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"cursor-wrap/stream"
 )
 
 // FuncEnv names the variable the shell functions set, for the wrapper only,
@@ -20,55 +22,38 @@ const FuncEnv = "CURSOR_WRAP_SHELL_FUNC"
 // ErrUnknownShell is returned by Script for a shell it cannot write for.
 var ErrUnknownShell = errors.New("unknown shell")
 
-// ErrUnknownAgent is returned by Script and Binaries for an agent profile
+// ErrUnknownAgent is returned by Script and FindAgent for an agent profile
 // they do not know.
 var ErrUnknownAgent = errors.New("unknown agent")
 
 // shells lists the supported shells in the order usage text shows them.
 var shells = []string{"bash", "zsh", "fish"}
 
-// profiles maps each agent profile to the commands it installs as functions,
-// in the order Resolve looks for them on PATH, and to how its makers say to
-// install it.
-var profiles = []struct {
-	name    string
-	funcs   []string
-	install string
-}{
-	{"cursor", []string{"cursor-agent", "agent"}, "curl https://cursor.com/install -fsS | bash"},
-	{"claude", []string{"claude"}, "npm install -g @anthropic-ai/claude-code"},
-	{"codex", []string{"codex"}, "npm install -g @openai/codex"},
-	{"gemini", []string{"gemini"}, "npm install -g @google/gemini-cli"},
-	{"opencode", []string{"opencode"}, "npm install -g opencode-ai"},
-}
-
 // Shells returns the shells Script supports.
 func Shells() []string { return slices.Clone(shells) }
 
-// Agents returns the agent profile names Script and Binaries accept.
-func Agents() []string {
-	names := make([]string, len(profiles))
-	for i, p := range profiles {
-		names[i] = p.name
+// Agents returns the agent profile names Script accepts.
+func Agents() []string { return stream.ProfileNames() }
+
+// profileNamed returns the agent profile named agent.
+func profileNamed(agent string) (*stream.Profile, error) {
+	p, err := stream.ProfileNamed(agent)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q; known agents: %s", ErrUnknownAgent, agent, strings.Join(Agents(), ", "))
 	}
-	return names
+	return p, nil
 }
 
-// Binaries returns the command names to look for on PATH for agent, with
-// invoked (the function the user typed, from FuncEnv) first when it is one of
-// them: `agent` looks for agent before cursor-agent.
-func Binaries(agent, invoked string) ([]string, error) {
-	for _, p := range profiles {
-		if p.name != agent {
-			continue
-		}
-		names := slices.Clone(p.funcs)
-		if i := slices.Index(names, invoked); i > 0 {
-			names = slices.Insert(slices.Delete(names, i, i+1), 0, invoked)
-		}
-		return names, nil
+// Binaries returns the command names to look for on PATH for the agent of
+// profile p, in the order of its Binaries, with invoked (the function the
+// user typed, from FuncEnv) first when it is one of them: `agent` looks for
+// agent before cursor-agent.
+func Binaries(p *stream.Profile, invoked string) []string {
+	names := slices.Clone(p.Binaries)
+	if i := slices.Index(names, invoked); i > 0 {
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, invoked)
 	}
-	return nil, fmt.Errorf("%w %q; known agents: %s", ErrUnknownAgent, agent, strings.Join(Agents(), ", "))
+	return names
 }
 
 // Script returns the text `cursor-wrap shell-init SHELL` prints: one function
@@ -123,11 +108,11 @@ func Script(shell, wrapper string, agents []string) (string, error) {
 			continue
 		}
 		done = append(done, agent)
-		names, err := Binaries(agent, "")
+		p, err := profileNamed(agent)
 		if err != nil {
 			return "", err
 		}
-		for _, name := range names {
+		for _, name := range p.Binaries {
 			// One pass: a path holding NAME stays as it is.
 			b.WriteString(strings.NewReplacer("NAME", name, "PROFILE", agent, "WRAPPER", wrapper).Replace(fn))
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"cursor-wrap/stream"
 )
 
 func TestScriptErrors(t *testing.T) {
@@ -65,19 +67,22 @@ func TestBinaries(t *testing.T) {
 		{"claude", "claude", []string{"claude"}},
 		{"opencode", "", []string{"opencode"}},
 	} {
-		got, err := Binaries(c.agent, c.invoked)
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("Binaries(%q, %q) = %q, %v; want %q", c.agent, c.invoked, got, err, c.want)
+		p, err := stream.ProfileNamed(c.agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Binaries(p, c.invoked); !slices.Equal(got, c.want) {
+			t.Errorf("Binaries(%s, %q) = %q; want %q", c.agent, c.invoked, got, c.want)
 		}
 	}
-	if _, err := Binaries("aider", ""); !errors.Is(err, ErrUnknownAgent) {
-		t.Errorf("Binaries(aider): %v, want ErrUnknownAgent", err)
+	if _, _, err := FindAgent("aider", "", "", "", ""); !errors.Is(err, ErrUnknownAgent) {
+		t.Errorf("FindAgent(aider): %v, want ErrUnknownAgent", err)
 	}
-	// The table must not be changed through a returned slice.
-	names, _ := Binaries("cursor", "agent")
+	// The profile must not be changed through a returned slice.
+	names := Binaries(stream.Cursor, "agent")
 	names[0] = "x"
-	if got, _ := Binaries("cursor", ""); got[0] != "cursor-agent" {
-		t.Errorf("Binaries shares its table: %q", got)
+	if got := Binaries(stream.Cursor, ""); got[0] != "cursor-agent" {
+		t.Errorf("Binaries shares its profile's slice: %q", got)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/stream"
 )
 
 // awkward is what a user might type after cursor-agent; every byte of it must
@@ -95,8 +97,8 @@ func fakeBins(t *testing.T) (wrapDir, embedded, realDir string) {
 		t.Fatal(err)
 	}
 	links := map[string]string{filepath.Join(wrapDir, "cursor-wrap"): self, embedded: self}
-	for _, p := range profiles {
-		for _, name := range p.funcs {
+	for _, p := range stream.Profiles() {
+		for _, name := range p.Binaries {
 			links[filepath.Join(realDir, name)] = self
 		}
 	}

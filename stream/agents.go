@@ -20,6 +20,7 @@ import (
 var Claude = &Profile{
 	Name:          "claude",
 	Binaries:      []string{"claude"},
+	Install:       "npm install -g @anthropic-ai/claude-code",
 	Parse:         func(l Line) Event { return parseWith(l, readClaude, claudeErrors) },
 	errors:        claudeErrors,
 	valueFlags:    []string{"--model", "--output-format", "--input-format", "--resume", "-r", "--session-id", "--permission-mode", "--append-system-prompt", "--system-prompt", "--max-turns", "--fallback-model", "--settings", "--agents"},
@@ -40,6 +41,7 @@ var Claude = &Profile{
 var Codex = &Profile{
 	Name:          "codex",
 	Binaries:      []string{"codex"},
+	Install:       "npm install -g @openai/codex",
 	Parse:         func(l Line) Event { return parseWith(l, readCodex, codexErrors) },
 	errors:        codexErrors,
 	subcommand:    []string{"exec", "e"},
@@ -57,6 +59,7 @@ var Codex = &Profile{
 var Gemini = &Profile{
 	Name:          "gemini",
 	Binaries:      []string{"gemini"},
+	Install:       "npm install -g @google/gemini-cli",
 	Parse:         func(l Line) Event { return parseWith(l, readGemini, geminiErrors) },
 	errors:        geminiErrors,
 	valueFlags:    []string{"-p", "--prompt", "-m", "--model", "-o", "--output-format", "-r", "--resume", "--approval-mode", "--session-id", "--session-file", "-i", "--prompt-interactive"},
@@ -75,6 +78,7 @@ var Gemini = &Profile{
 var OpenCode = &Profile{
 	Name:          "opencode",
 	Binaries:      []string{"opencode"},
+	Install:       "npm install -g opencode-ai",
 	Parse:         func(l Line) Event { return parseWith(l, readOpenCode, openCodeErrors) },
 	errors:        openCodeErrors,
 	subcommand:    []string{"run"},

@@ -12,7 +12,8 @@ import (
 // place an agent's words appear.
 type Profile struct {
 	Name     string
-	Binaries []string // command names it is installed as
+	Binaries []string // command names it is installed as, the usual first
+	Install  string   // how its makers say to install it, a shell command
 	// Parse reads one output line of its streaming format.
 	Parse func(Line) Event
 	// errors are the agent's error wordings (errtables.go).
@@ -51,6 +52,7 @@ var profiles = []*Profile{Cursor, Claude, Codex, Gemini, OpenCode}
 var Cursor = &Profile{
 	Name:          "cursor",
 	Binaries:      []string{"cursor-agent", "agent"},
+	Install:       "curl https://cursor.com/install -fsS | bash",
 	Parse:         Parse,
 	errors:        cursorErrors,
 	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},

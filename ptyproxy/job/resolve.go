@@ -130,13 +130,9 @@ func Resolve(cfg Config, r Request) (Command, error) {
 func findAgent(cfg Config, r Request, wrapper string) (*stream.Profile, string, error) {
 	path := os.Getenv("PATH")
 	configured := func() (*stream.Profile, string, error) {
-		name, bin, err := shellhook.FindAgent(cfg.Agent, r.Invoked, cfg.AgentBin, wrapper, path)
-		if name == "" {
+		profile, bin, err := shellhook.FindAgent(cfg.Agent, r.Invoked, cfg.AgentBin, wrapper, path)
+		if profile == nil {
 			return nil, "", invalid{err}
-		}
-		profile, perr := stream.ProfileNamed(name)
-		if perr != nil {
-			return nil, "", invalid{perr}
 		}
 		return profile, bin, err
 	}
@@ -152,11 +148,7 @@ func findAgent(cfg Config, r Request, wrapper string) (*stream.Profile, string, 
 	if err != nil {
 		return nil, "", invalid{err}
 	}
-	names, err := shellhook.Binaries(profile.Name, r.Invoked)
-	if err != nil {
-		return profile, "", invalid{err}
-	}
-	bin, err := shellhook.Resolve(names, "", wrapper, path)
+	bin, err := shellhook.Resolve(shellhook.Binaries(profile, r.Invoked), "", wrapper, path)
 	return profile, bin, err
 }
 
