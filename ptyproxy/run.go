@@ -412,10 +412,7 @@ func (l *loop) agentError(e *stream.AgentError, source string) {
 		return
 	}
 	l.out.AgentError = e
-	retry := e.RetryAfter
-	if retry == 0 && !e.RetryAt.IsZero() {
-		retry = max(time.Until(e.RetryAt), 0)
-	}
+	retry, _ := e.Wait(time.Now())
 	l.o.Log.Write(sessionlog.AgentErrorRecord{Kind: string(e.Kind), Message: e.Message, Source: source, Restart: e.Restart, RetryAfterMS: retry.Milliseconds()})
 	l.o.Console.Error("the agent cannot go on (" + string(e.Kind) + "): " + e.Message)
 }

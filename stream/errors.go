@@ -44,6 +44,19 @@ type AgentError struct {
 	Match string
 }
 
+// Wait is how long from now the agent asked to wait before a retry, and
+// whether it named a wait at all: RetryAfter, else the time left until
+// RetryAt (0 once that has passed).
+func (e *AgentError) Wait(now time.Time) (time.Duration, bool) {
+	switch {
+	case e.RetryAfter > 0:
+		return e.RetryAfter, true
+	case !e.RetryAt.IsZero():
+		return max(e.RetryAt.Sub(now), 0), true
+	}
+	return 0, false
+}
+
 // An ErrorPattern recognises one way an agent words an error.
 type ErrorPattern struct {
 	Kind ErrorKind

@@ -263,3 +263,25 @@ func BenchmarkClassify(b *testing.B) {
 		})
 	}
 }
+
+// TestAgentErrorWait walks a fixed clock: the wait asked for, else the
+// time left until the moment named, never below zero.
+func TestAgentErrorWait(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	for i, c := range []struct {
+		e     AgentError
+		wait  time.Duration
+		named bool
+	}{
+		{AgentError{}, 0, false},
+		{AgentError{RetryAfter: 30 * time.Second}, 30 * time.Second, true},
+		{AgentError{RetryAfter: 30 * time.Second, RetryAt: t0.Add(time.Hour)}, 30 * time.Second, true},
+		{AgentError{RetryAt: t0.Add(90 * time.Second)}, 90 * time.Second, true},
+		{AgentError{RetryAt: t0.Add(-time.Second)}, 0, true},
+	} {
+		if wait, named := c.e.Wait(t0); wait != c.wait || named != c.named {
+			t.Errorf("step %d: Wait = %v, %v; want %v, %v", i, wait, named, c.wait, c.named)
+		}
+	}
+}

@@ -237,11 +237,8 @@ const (
 )
 
 func backoff(e *stream.AgentError, n int) time.Duration {
-	switch {
-	case e.RetryAfter > 0:
-		return e.RetryAfter
-	case !e.RetryAt.IsZero():
-		return max(time.Until(e.RetryAt), 0)
+	if wait, named := e.Wait(time.Now()); named {
+		return wait
 	}
 	// Doubled step by step, never shifted by n: a shift wraps negative
 	// past the 30th restart, and a negative wait is no wait at all.
