@@ -298,9 +298,13 @@ edit_rc() {
 		done
 	else
 		mkdir -p "$(dirname "$rc")"
-		# Start on a line of our own even if the file lacks a final newline.
-		if [ -s "$rc" ] && [ -n "$(tail -c 1 "$rc")" ]; then echo >>"$rc"; fi
-		echo "$line" >>"$rc"
+		if [ -e "$rc" ]; then
+			# awk ends the file's last line if it lacks its newline, so ours
+			# starts a line of its own.
+			rewrite "$rc" "$(($(awk 'END { print NR }' "$rc") + 1))" env CW_LINE="$line" awk '{ print } END { print ENVIRON["CW_LINE"] }' || exit 1
+		else
+			echo "$line" >"$rc"
+		fi
 		echo "$shown: added line $(wc -l <"$rc" | tr -d ' '): $line"
 	fi
 }

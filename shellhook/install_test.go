@@ -594,6 +594,16 @@ func TestInstallRewriteIsWholeOrNothing(t *testing.T) {
 		t.Fatalf("with writes failing, ~/.bashrc went from %d to %d bytes", len(before), len(got))
 	}
 
+	// Adding the line to a file that lacks it goes the same way.
+	writeText(t, filepath.Join(home, ".zshrc"), mine)
+	stubWrapper(t, prefix)
+	zenv := installEnv(t, home, prefix, "/usr/bin/zsh")
+	cmd = exec.CommandContext(ctx, "bash", "-c", `ulimit -f 8 && exec bash "$0" --no-build`, filepath.Join("..", "scripts", "install.sh"))
+	cmd.Env = zenv
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "~/.zshrc: NOT changed") || readOrEmpty(t, filepath.Join(home, ".zshrc")) != mine {
+		t.Errorf("adding the line with writes failing: %v\n%s", err, out)
+	}
+
 	stubWrapper(t, prefix)
 	printed := install(t, env, "--uninstall")
 	if !strings.Contains(printed, "~/.bashrc: removed line 151: ") || !strings.Contains(printed, "kept as ~/.bashrc.cursor-wrap-backup") {

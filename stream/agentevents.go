@@ -30,6 +30,7 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 			session = rawString{raw, escaped}
 		case "result":
 			ev.Answer = s.stringValue()
+			ev.AnswerDropped = s.dropped()
 		case "is_error":
 			isError = s.peek() == 't'
 			s.skip()
@@ -120,7 +121,10 @@ var codexNotTools = []string{"agent_message", "reasoning", "error"}
 // message and turn.failed's error.message; an item of type error is
 // informational (an unknown model's metadata) and not read as one.
 func readCodex(s *scanner, ev *Event) (errText string) {
-	var item struct{ id, typ, command, text string }
+	var item struct {
+		id, typ, command, text string
+		textDropped            int64
+	}
 	var message string
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -157,6 +161,7 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 					s.skip()
 				case "text":
 					item.text = s.stringValue()
+					item.textDropped = s.dropped()
 				default:
 					s.skip()
 				}
@@ -178,7 +183,7 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 			ev.Ended = []string{item.id}
 			ev.CallID = item.id
 		case item.typ == "agent_message":
-			ev.Answer = item.text
+			ev.Answer, ev.AnswerDropped = item.text, item.textDropped
 		}
 	case "turn.completed", "turn.failed":
 		ev.Terminal = true
@@ -199,6 +204,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 	var role, content, toolID, toolName string
 	var severity, message, status, errType, errMessage string
 	var delta bool
+	var contentDropped int64
 	var c Call
 	s.object(func(key []byte) {
 		switch string(key) {
@@ -227,6 +233,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 			role = s.stringValue()
 		case "content":
 			content = s.stringValue()
+			contentDropped = s.dropped()
 		case "delta":
 			delta = s.peek() == 't'
 			s.skip()
@@ -252,7 +259,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 		}
 	case "message":
 		if role == "assistant" {
-			ev.Answer, ev.AnswerDelta = content, delta
+			ev.Answer, ev.AnswerDelta, ev.AnswerDropped = content, delta, contentDropped
 		}
 	case "result":
 		ev.Terminal = true
@@ -276,6 +283,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 // the text read is "name: message (HTTP status)".
 func readOpenCode(s *scanner, ev *Event) (errText string) {
 	var reason, text, callID string
+	var textDropped int64
 	var messageID rawString // decoded only by the events of a step
 	var oe openCodeError
 	s.object(func(key []byte) {
@@ -296,6 +304,7 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 					reason = s.stringValue()
 				case "text":
 					text = s.stringValue()
+					textDropped = s.dropped()
 				case "callID":
 					callID = s.stringValue()
 				default:
@@ -319,7 +328,7 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 		}
 		ev.Terminal = reason == "stop"
 	case "text":
-		ev.Answer = text
+		ev.Answer, ev.AnswerDropped = text, textDropped
 	case "tool_use":
 		ev.CallID = callID
 	case "error":

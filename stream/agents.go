@@ -97,7 +97,7 @@ var OpenCode = &Profile{
 func parseWith(l Line, read func(*scanner, *Event) string, errs *errorTable) Event {
 	var ev Event
 	var errText string
-	s := scanner{b: l.Text}
+	s := newScanner(l)
 	if s.enter() {
 		errText = read(&s, &ev)
 	}

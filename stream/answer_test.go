@@ -3,10 +3,12 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // finalAnswer runs a stream through a profile as the proxy does (splitter,
@@ -107,6 +109,74 @@ func TestFirstLine(t *testing.T) {
 	} {
 		if got := FirstLine(tc.answer, tc.max); got != tc.want {
 			t.Errorf("FirstLine(%q, %d) = %q, want %q", tc.answer, tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestAnswerBounded: an answer is kept whole up to MaxAnswer, then cut with
+// a marker that says how much was dropped, for every profile, whether it
+// comes as deltas (Gemini: a million of them must not grow memory), as one
+// whole answer, or as a line longer than the splitter keeps.
+func TestAnswerBounded(t *testing.T) {
+	t.Parallel()
+	const keep = 1 << 10                         // a small splitter keep, to cut lines cheaply
+	long := strings.Repeat("é", 700) + "the end" // 1407 bytes: past keep in any envelope
+	for _, tc := range []struct {
+		p    *Profile
+		line string
+	}{
+		{Cursor, `{"type":"result","subtype":"success","is_error":false,"result":"` + long + `","session_id":"s"}`},
+		{Claude, `{"type":"result","subtype":"success","is_error":false,"result":"` + long + `","session_id":"s"}`},
+		{Codex, `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"` + long + `"}}`},
+		{Gemini, `{"type":"message","role":"assistant","content":"` + long + `","delta":true}`},
+		{OpenCode, `{"type":"text","sessionID":"s","part":{"messageID":"m","text":"` + long + `"}}`},
+	} {
+		var r Reply
+		j := NewJoiner(keep, tc.p.Parse, func(_ Line, ev Event) { r.Add(ev) })
+		s := NewSplitter(keep, j.Add)
+		s.Write([]byte(tc.line + "\n"))
+		j.Flush()
+		got := r.String()
+		body, marker, ok := strings.Cut(got, "\n[cursor-wrap: the answer was cut here, at ")
+		if !ok || !strings.HasPrefix(long, body) || len(body) < keep/2 || !utf8.ValidString(body) {
+			t.Errorf("%s: a line cut at %d bytes gave the answer %q", tc.p.Name, keep, got)
+			continue
+		}
+		if want := fmt.Sprintf("%d bytes; about %d more were dropped]", len(body), len(tc.line)-keep); marker != want {
+			t.Errorf("%s: marker %q, want %q", tc.p.Name, marker, want)
+		}
+	}
+
+	// A million Gemini deltas: the reply stops growing at MaxAnswer.
+	var r Reply
+	delta := Event{Answer: strings.Repeat("x", 99) + "\n", AnswerDelta: true}
+	for range 1_000_000 {
+		r.Add(delta)
+	}
+	if cap(r.text) > 2*MaxAnswer || len(r.text) != MaxAnswer {
+		t.Errorf("after a million deltas the reply holds %d bytes (cap %d)", len(r.text), cap(r.text))
+	}
+	if want := fmt.Sprintf("about %d more were dropped]", 100_000_000-MaxAnswer); !strings.HasSuffix(r.String(), want) {
+		t.Errorf("marker %q, want …%q", r.String()[MaxAnswer:], want)
+	}
+	// A whole answer after that replaces all of it, marker included.
+	r.Add(Event{Answer: "done"})
+	if r.String() != "done" {
+		t.Errorf("a whole answer after a cut one: %q", r.String())
+	}
+}
+
+// TestCutEnd: a string cut inside an escape or a UTF-8 sequence decodes
+// without it.
+func TestCutEnd(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		`abc\`: `abc`, `abc\u00`: `abc`, `abc\u`: `abc`, `abc\\`: `abc\\`, `abc\\\`: `abc\\`,
+		`abc\n`: `abc\n`, `abc\u00e9`: `abc\u00e9`, `abc\\u00`: `abc\\u00`, `abc`: `abc`, ``: ``,
+		"ab\xc3": "ab", "ab\xe2\x82": "ab", "ab\xe2\x82\xac": "ab\xe2\x82\xac", "é": "é", `a\"\`: `a\"`,
+	} {
+		if got := string(cutEnd([]byte(raw))); got != want {
+			t.Errorf("cutEnd(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,9 @@ type Event struct {
 	// the final answer.
 	Answer      string
 	AnswerDelta bool
+	// AnswerDropped is, about, how many bytes of Answer the line lost past
+	// what the splitter kept (a reply longer than DefaultKeep).
+	AnswerDropped int64
 	// Error is set when the line is the agent saying it cannot go on (a
 	// rate limit, no login, …), as its profile's patterns read it. Only
 	// the fields agents use for errors are read: an answer that discusses
@@ -65,7 +69,7 @@ func Parse(l Line) Event {
 	// scanner to the heap, and this is the hot path.
 	var ev Event
 	var errText string
-	s := scanner{b: l.Text}
+	s := newScanner(l)
 	if s.enter() {
 		errText = readCursor(&s, &ev)
 	}
@@ -107,6 +111,7 @@ func readCursor(s *scanner, ev *Event) (errText string) {
 			// Read only on the terminal event: the only one that carries it.
 			if ev.Type == "result" {
 				ev.Answer, _ = s.text()
+				ev.AnswerDropped = s.dropped()
 			} else {
 				s.skip()
 			}
@@ -295,19 +300,46 @@ func kindName(key []byte) string {
 	return string(key)
 }
 
+// MaxAnswer bounds the answer a Reply keeps: an answer is kept whole up to
+// it, then cut with a marker that says how much was dropped, so that
+// memory stays flat however long the agent writes (a Gemini run of a
+// million deltas, a result line of a gigabyte).
+const MaxAnswer = 4 << 20
+
 // A Reply folds events' answers into the agent's final answer: a whole
 // answer replaces what came before, a delta is appended.
-type Reply struct{ text []byte }
+type Reply struct {
+	text    []byte
+	dropped int64 // bytes of the answer not kept
+}
 
 // Add takes one event's answer, if it has one.
 func (r *Reply) Add(ev Event) {
 	switch {
 	case ev.AnswerDelta:
-		r.text = append(r.text, ev.Answer...)
 	case ev.Answer != "":
-		r.text = append(r.text[:0], ev.Answer...)
+		r.text, r.dropped = r.text[:0], 0
+	default:
+		return
 	}
+	a := ev.Answer
+	if room := MaxAnswer - len(r.text); len(a) > room {
+		k := room
+		for k > 0 && !utf8.RuneStart(a[k]) {
+			k-- // Cut between runes, never inside one.
+		}
+		r.dropped += int64(len(a) - k)
+		a = a[:k]
+	}
+	r.text = append(r.text, a...)
+	r.dropped += ev.AnswerDropped
 }
 
-// String returns the answer so far.
-func (r *Reply) String() string { return string(r.text) }
+// String returns the answer so far, and a last line saying how much of it
+// was dropped, if any was.
+func (r *Reply) String() string {
+	if r.dropped == 0 {
+		return string(r.text)
+	}
+	return string(r.text) + fmt.Sprintf("\n[cursor-wrap: the answer was cut here, at %d bytes; about %d more were dropped]", len(r.text), r.dropped)
+}

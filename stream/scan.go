@@ -13,11 +13,32 @@ import (
 // leniency is free (number syntax, escape validity) and strict about
 // structure, so a line that is not a JSON object is told apart. Once it
 // fails it stays failed; a text cut short (a truncated line) fails at the
-// cut, after the members before it were read.
+// cut, after the members before it were read. A string that runs into that
+// cut is read as far as it goes, and says so (cutString), so that an answer
+// longer than the splitter keeps is kept in part, not lost.
 type scanner struct {
 	b   []byte
 	i   int
 	bad bool
+	// rest is how many bytes of the line the splitter did not keep.
+	rest int64
+	// cutString is set when the last string read ran into the cut.
+	cutString bool
+}
+
+// newScanner returns a scanner of the kept part of l.
+func newScanner(l Line) scanner {
+	return scanner{b: l.Text, rest: l.Len - int64(len(l.Text))}
+}
+
+// dropped is how many bytes the string just read lost to the splitter's
+// cut, about (they are counted as the agent escaped them, with the JSON
+// that closes the line): 0 when it was read whole.
+func (s *scanner) dropped() int64 {
+	if !s.cutString {
+		return 0
+	}
+	return s.rest
 }
 
 func (s *scanner) ws() {
@@ -121,6 +142,12 @@ func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
 		k := bytes.IndexByte(s.b[j:], '"')
 		if k < 0 {
 			s.i = len(s.b)
+			if s.rest > 0 {
+				raw = cutEnd(s.b[start:])
+				s.cutString = true
+				s.fail()
+				return raw, bytes.IndexByte(raw, '\\') >= 0, true
+			}
 			return nil, false, s.fail()
 		}
 		j += k
@@ -137,6 +164,37 @@ func (s *scanner) str() (raw []byte, escaped bool, ok bool) {
 	raw = s.b[start:j]
 	s.i = j + 1
 	return raw, bytes.IndexByte(raw, '\\') >= 0, true
+}
+
+// cutEnd drops what the cut left unfinished at the end of a string's raw
+// bytes, an escape sequence ("\\", "\\u00") or a UTF-8 sequence, so that
+// what is kept decodes to whole characters.
+func cutEnd(raw []byte) []byte {
+	for i := 0; ; {
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			break
+		}
+		i += k
+		n := 2
+		if i+1 < len(raw) && raw[i+1] == 'u' {
+			n = 6
+		}
+		if i+n > len(raw) {
+			raw = raw[:i]
+			break
+		}
+		i += n
+	}
+	for back := 1; back <= utf8.UTFMax && back <= len(raw); back++ {
+		if start := len(raw) - back; utf8.RuneStart(raw[start]) {
+			if !utf8.FullRune(raw[start:]) {
+				raw = raw[:start]
+			}
+			break
+		}
+	}
+	return raw
 }
 
 // strValue reads a string value, or skips a value of another type and

@@ -20,8 +20,8 @@ import "bytes"
 // logging. Cursor puts the envelope keys (type, subtype, call_id) before the
 // large tool_call body, and a started event is small, so the facts the
 // watchdog needs sit well inside it; the rest of a huge line is counted,
-// not kept.
-const DefaultKeep = 1 << 20
+// not kept. It holds a whole answer of MaxAnswer bytes with its envelope.
+const DefaultKeep = MaxAnswer + 64<<10
 
 // A Line is one line of agent output as the Splitter saw it.
 type Line struct {

@@ -63,6 +63,8 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   fail-if-resumed  when run with --resume: say the session is gone on stderr and exit 1
   resumed-answer   when run with --resume: print a result and exit 0
   big N            print one JSON line of N bytes
+  answer N         print a cursor result whose answer is N bytes, ending in "THE END"
+  repeat N TEXT    print TEXT and a newline N times, as fast as possible
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
   burn DURATION    use a quarter of a core without printing
@@ -248,7 +250,7 @@ func (a *agent) step(args []string) (int, error) {
 		}
 		a.printJSON(map[string]any{"type": "cwd", "dir": dir})
 		return 1, nil
-	case "big":
+	case "big", "answer":
 		if err := need(1); err != nil {
 			return 0, err
 		}
@@ -256,8 +258,26 @@ func (a *agent) step(args []string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		a.big(n)
+		if args[0] == "answer" {
+			a.answer(n)
+		} else {
+			a.big(n)
+		}
 		return 2, nil
+	case "repeat":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return 0, err
+		}
+		for range n {
+			a.out.WriteString(args[2])
+			a.out.WriteByte('\n')
+		}
+		a.out.Flush()
+		return 3, nil
 	case "lines", "tick":
 		if err := need(2); err != nil {
 			return 0, err

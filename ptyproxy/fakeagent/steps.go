@@ -35,6 +35,24 @@ func (a *agent) big(n int) {
 	a.out.Flush()
 }
 
+// answer prints a cursor result event whose answer is n bytes of text
+// ending in "THE END".
+func (a *agent) answer(n int) {
+	const end = "THE END"
+	a.out.WriteString(`{"type":"result","subtype":"success","is_error":false,"result":"`)
+	line := []byte(strings.Repeat("all is well. ", 5) + `\n`) // 67 bytes, one escaped newline
+	for left := n - len(end); left > 0; {
+		if left < len(line) {
+			a.out.WriteString(strings.Repeat("x", left))
+			break
+		}
+		a.out.Write(line)
+		left -= len(line) - 1 // The escape is one byte of the answer.
+	}
+	a.out.WriteString(end + `","session_id":"s-1"}` + "\n")
+	a.out.Flush()
+}
+
 // lines prints n JSON lines of size bytes each, newline included.
 func (a *agent) lines(n, size int) {
 	head := []byte(`{"type":"thinking","subtype":"delta","text":"`)

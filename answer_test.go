@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestAnswerKeptWhole: an answer longer than a line's old 1 MiB keep is
+// kept whole (it was lost: "the agent finished without a final message"),
+// and one longer than stream.MaxAnswer (4 MiB) is cut with a marker that
+// says how much was dropped, in the wrapper's summary and through the MCP
+// server.
+func TestAnswerKeptWhole(t *testing.T) {
+	t.Parallel()
+	r := runWrapper(t, nil, nil, "--", "line", initLine, "answer", "1200000")
+	if r.code != 0 || !strings.Contains(string(r.stderr), `answer "all is well. all is well.`) {
+		t.Errorf("a 1.2 MB answer: exit %d; stderr %s", r.code, r.stderr)
+	}
+
+	c := serve(t, mcpConfig(t), steps("line", initLine, "answer", "1200000"))
+	res := c.tool("run_agent", "", map[string]any{"prompt": "write a lot"})
+	if text := res.text(); res.IsError || !strings.HasPrefix(text, "all is well.") || !strings.Contains(text, "[cursor-wrap: the answer was 1200000 bytes;") {
+		t.Errorf("run_agent with a 1.2 MB answer: %.300q", text)
+	}
+
+	c = serve(t, mcpConfig(t), steps("line", initLine, "answer", "6000000"))
+	res = c.tool("run_agent", "", map[string]any{"prompt": "write too much"})
+	if text := res.text(); res.IsError || !strings.HasPrefix(text, "all is well.") || !strings.Contains(text, "[cursor-wrap: the answer was 4194") {
+		t.Errorf("run_agent with a 6 MB answer: %.300q", text)
+	}
+}
+
+// TestLongStreamFlatMemory: a Gemini run of 400,000 answer deltas (100 MB of
+// answer) keeps the wrapper's memory flat: every delta used to be appended to
+// the answer it keeps.
+func TestLongStreamFlatMemory(t *testing.T) {
+	t.Parallel()
+	delta := fmt.Sprintf(`{"type":"message","role":"assistant","content":"%s\n","delta":true}`, strings.Repeat("word ", 50))
+	var cmd *exec.Cmd
+	agent := steps("line", `{"type":"init","session_id":"g-1","model":"gemini-2.5-flash"}`, "repeat", "400000", delta,
+		"line", `{"type":"result","status":"success","stats":{}}`)
+	r := wrapperRun(t, func(c *exec.Cmd) {
+		cmd, c.Stdout, c.Env = c, io.Discard, append(c.Env, agent)
+	}, "--agent", "gemini", "--", "-p", "write at length")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	const limit = 64 << 20
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > limit {
+		t.Errorf("peak RSS %d MiB for 400,000 deltas, want at most %d MiB", rss>>20, limit>>20)
+	}
+	t.Logf("peak RSS %d MiB", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss>>10)
+}
