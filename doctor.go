@@ -15,6 +15,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
@@ -118,7 +119,7 @@ func doctor(args []string) int {
 func runFor(d time.Duration, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	out, err := reaper.CommandContext(ctx, name, args...).CombinedOutput()
 	return string(out), err
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // errRecycled means a pid now names another process than the one seen.
@@ -49,11 +51,7 @@ func (k *killer) signalProcs(procs []procInfo, sig syscall.Signal) []int {
 	return sent
 }
 
-func (k *killer) leaderUnreaped() bool {
-	startMu.Lock()
-	defer startMu.Unlock()
-	return agents[k.pgid]
-}
+func (k *killer) leaderUnreaped() bool { return reaper.Owns(k.pgid) }
 
 // groupIn reports whether a process of the agent's group is among procs.
 func (k *killer) groupIn(procs []procInfo) bool {

@@ -42,7 +42,7 @@ func Init() error {
 }
 
 // reapOrphans has nothing to do on macOS: the wrapper's only children are
-// the agents and hooks os/exec waits for; orphans go to launchd.
+// those a reaper.Cmd waits for; orphans go to launchd.
 func reapOrphans() {}
 
 // signalExact signals the process p names, never one that took its pid

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // Init prepares the process to run agents; call it once before Run.
@@ -41,20 +43,9 @@ func Init() error {
 	return nil
 }
 
-// reapOrphans collects the exit status of the wrapper's children that no
-// os/exec Cmd waits for, by pid: a wait on any child could steal an
-// agent's status from its Cmd.
-func reapOrphans() {
-	startMu.Lock()
-	defer startMu.Unlock()
-	for _, pid := range children(os.Getpid()) {
-		if agents[pid] {
-			continue
-		}
-		var ws unix.WaitStatus
-		_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil) // Not dead yet is fine.
-	}
-}
+// reapOrphans collects the exit status of the wrapper's orphans that
+// have exited.
+func reapOrphans() { reaper.Reap(ownChildren) }
 
 // signalExact signals the process p names, never one that took its pid
 // since: the pidfd pins the process, then its start time is checked.

@@ -12,7 +12,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -729,22 +728,6 @@ func TestActivityEvidence(t *testing.T) {
 				t.Errorf("idle hang evidence %+v", res.Reason.Evidence)
 			}
 		})
-	}
-}
-
-func TestRunHook(t *testing.T) {
-	t.Parallel()
-	out, err := RunHook(context.Background(), `read line; echo "got $line and $X"; exit 3`, []byte("rec\n"), []string{"X=env"})
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "got rec and env\n" {
-		t.Errorf("RunHook = %q, %v", out, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err = RunHook(ctx, "sleep 30 & sleep 30", nil, nil)
-	if err == nil || time.Since(start) > 5*time.Second { // Far short of the 30 s it would run.
-		t.Errorf("bounded hook: %v after %v", err, time.Since(start))
 	}
 }
 

@@ -7,13 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // WinSize is a terminal size in character cells.
@@ -40,14 +41,6 @@ type exitStatus struct {
 	code   int            // exit code, or -1 when signalled
 	signal syscall.Signal // the signal that killed it, 0 if none
 }
-
-// agents holds the pids whose status os/exec waits for, so the orphan
-// reaper never takes one. startMu keeps the reaper from running between a
-// fork and the pid's registration.
-var (
-	startMu sync.Mutex
-	agents  = map[int]bool{}
-)
 
 // start runs the agent under a fresh PTY as its stdout, with stdin and
 // stderr as pipes, in a new session whose controlling terminal is the PTY.
@@ -99,43 +92,29 @@ func start(o *Options, env []string) (*proc, error) {
 	defer stderrW.Close()
 	p.stderr = stderrR
 
-	cmd := &exec.Cmd{
-		Path:   o.Path,
-		Args:   append([]string{o.Path}, o.Args...),
-		Env:    env,
-		Dir:    o.Dir,
-		Stdin:  stdinR,
-		Stdout: slave,
-		Stderr: stderrW,
-		SysProcAttr: withDeathSignal(&syscall.SysProcAttr{
-			// Setsid makes the agent a group leader, so the whole group can
-			// be signalled; adding Setpgid would fail with EPERM. Ctty is
-			// the child's fd of the tty (stdout), since stdin is a pipe.
-			Setsid:  true,
-			Setctty: true,
-			Ctty:    1,
-		}),
-	}
+	cmd := reaper.Command(o.Path, o.Args...)
+	cmd.Env, cmd.Dir = env, o.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, slave, stderrW
+	cmd.SysProcAttr = withDeathSignal(&syscall.SysProcAttr{
+		// Setsid makes the agent a group leader, so the whole group can
+		// be signalled; adding Setpgid would fail with EPERM. Ctty is
+		// the child's fd of the tty (stdout), since stdin is a pipe.
+		Setsid:  true,
+		Setctty: true,
+		Ctty:    1,
+	})
 	started := make(chan error, 1)
 	go func() {
 		// Linux's Pdeathsig fires when the thread that forked exits, so
 		// fork and wait from one locked thread.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		startMu.Lock()
 		err := cmd.Start()
-		if err == nil {
-			agents[cmd.Process.Pid] = true
-		}
-		startMu.Unlock()
 		started <- err
 		if err != nil {
 			return
 		}
 		err = cmd.Wait()
-		startMu.Lock()
-		delete(agents, cmd.Process.Pid)
-		startMu.Unlock()
 		p.exited <- statusOf(cmd.ProcessState, err)
 	}()
 	if err := <-started; err != nil {

@@ -3,7 +3,6 @@ package ptyproxy
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy/proctable"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/watchdog"
 )
 
@@ -123,7 +123,7 @@ func (t *tree) done() {}
 func commandLine(pid int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), psTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, psPath, "-o", "command=", "-p", strconv.Itoa(pid)).Output()
+	out, err := reaper.CommandContext(ctx, psPath, "-o", "command=", "-p", strconv.Itoa(pid)).Output()
 	s := strings.TrimSpace(string(out))
 	if err != nil || s == "" {
 		return "pid " + strconv.Itoa(pid)
@@ -189,7 +189,7 @@ func psCPU(pids string) map[int]time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), psTimeout)
 	defer cancel()
 	// ps exits 1 when a pid has gone meanwhile; what it printed stands.
-	out, _ := exec.CommandContext(ctx, psPath, "-o", "pid=", "-o", "time=", "-p", pids).Output()
+	out, _ := reaper.CommandContext(ctx, psPath, "-o", "pid=", "-o", "time=", "-p", pids).Output()
 	return proctable.ParsePS(out)
 }
 

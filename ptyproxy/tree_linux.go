@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/watchdog"
 
 	"golang.org/x/sys/unix"
@@ -78,6 +80,9 @@ func children(pid int) []int {
 	return out
 }
 
+// ownChildren lists the wrapper's own children.
+func ownChildren() []int { return children(os.Getpid()) }
+
 // readChar returns the bytes a process has read (rchar), 0 if unknown.
 func readChar(pid int) int64 {
 	var buf [256]byte
@@ -147,7 +152,7 @@ type tree struct {
 	marker     string    // "NAME=VALUE" in every process the attempt started
 	// known are the processes seen under the agent, by pid and start: an
 	// orphan among them is the attempt's, whatever its environment says.
-	// Guarded by startMu: other attempts read it.
+	// Guarded by liveMu: other attempts read it.
 	known  map[procKey]bool
 	looked time.Time // the last snapshot observe took
 }
@@ -158,8 +163,11 @@ type procKey struct {
 }
 
 // live are the attempts running in this process, for telling whose an
-// orphan is; guarded by startMu.
-var live = map[*tree]bool{}
+// orphan is.
+var (
+	liveMu sync.Mutex
+	live   = map[*tree]bool{}
+)
 
 // newTree starts tracking an attempt whose agent is pid.
 func newTree(pid int, marker string) *tree {
@@ -167,18 +175,18 @@ func newTree(pid int, marker string) *tree {
 	if info, ok := readStat(pid); ok {
 		t.agentStart = info.start
 	}
-	startMu.Lock()
+	liveMu.Lock()
 	live[t] = true
-	startMu.Unlock()
+	liveMu.Unlock()
 	return t
 }
 
 // done stops tracking the attempt: its orphans, if any are left, go to
 // the attempts still running.
 func (t *tree) done() {
-	startMu.Lock()
+	liveMu.Lock()
 	delete(live, t)
-	startMu.Unlock()
+	liveMu.Unlock()
 }
 
 // observe takes a snapshot while output flows, at most every lookEvery,
@@ -224,12 +232,12 @@ func (t *tree) snapshot() []procInfo {
 	if _, err := os.Stat("/proc/" + strconv.Itoa(t.agent)); err == nil {
 		walk(t.agent, false)
 	}
-	// Other attempts read what this one knows (claims), under startMu.
-	startMu.Lock()
+	// Other attempts read what this one knows (claims).
+	liveMu.Lock()
 	for _, p := range out {
 		t.known[procKey{p.pid, p.start}] = true
 	}
-	startMu.Unlock()
+	liveMu.Unlock()
 	for _, pid := range t.orphans() {
 		walk(pid, true)
 	}
@@ -243,25 +251,25 @@ func (t *tree) snapshot() []procInfo {
 // looks) while other attempts ran beside this one is claimed by the last
 // of them to end: never by an attempt that started after it.
 func (t *tree) orphans() []int {
-	startMu.Lock()
-	defer startMu.Unlock()
 	var out []int
-	for _, pid := range children(os.Getpid()) {
-		if agents[pid] || pid == t.agent {
-			continue
+	// None of them is reaped, so none's pid is taken by another process,
+	// while they are looked at.
+	reaper.Orphans(ownChildren, func(pids []int) {
+		liveMu.Lock()
+		defer liveMu.Unlock()
+		for _, pid := range pids {
+			if pid == t.agent {
+				continue
+			}
+			if info, ok := readStat(pid); ok && t.claims(info) {
+				out = append(out, pid)
+			}
 		}
-		info, ok := readStat(pid)
-		if !ok {
-			continue
-		}
-		if t.claims(info) {
-			out = append(out, pid)
-		}
-	}
+	})
 	return out
 }
 
-// claims reports whether an orphan is this attempt's; startMu held.
+// claims reports whether an orphan is this attempt's; liveMu held.
 func (t *tree) claims(p procInfo) bool {
 	key := procKey{p.pid, p.start}
 	if t.known[key] || hasMarker(p.pid, t.marker) {

@@ -11,7 +11,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
+
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // Fresh is what a new shell finds, as NewShell started it.
@@ -116,14 +117,13 @@ func probeFor(wrapper, function, alias string) string {
 // runFresh runs a shell in a session of its own and returns its stdout and
 // stderr; ctx's end kills the whole session.
 func runFresh(ctx context.Context, path, dir string, env []string, args ...string) (stdout, stderr []byte, err error) {
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := reaper.CommandContext(ctx, path, args...)
 	cmd.Env = env
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		cmd.Dir = dir
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	cmd.KillGroup()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()

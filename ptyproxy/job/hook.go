@@ -1,13 +1,15 @@
 package job
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
 
-	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
@@ -33,7 +35,13 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 		"CURSOR_WRAP_EXIT="+strconv.Itoa(j.Cmd.Status(res.Outcome)))
 	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
 	defer cancel()
-	output, err := ptyproxy.RunHook(ctx, command, j.redact.Redact(append(record, '\n')), env)
+	cmd := reaper.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.KillGroup() // The shell and what it started.
+	cmd.Env, cmd.Stdin = env, bytes.NewReader(j.redact.Redact(append(record, '\n')))
+	output, err := cmd.CombinedOutput()
+	if err != nil && cmd.Process == nil {
+		err = fmt.Errorf("cannot start it: %w", err)
+	}
 	if err != nil {
 		rec.Write(sessionlog.OnHangFailed{Command: command, Error: err.Error(), Output: string(output)})
 		j.console.Warn("on_hang command failed: " + err.Error())

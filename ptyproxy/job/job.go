@@ -425,6 +425,6 @@ func (j *Job) init() {
 			console = slog.DiscardHandler
 		}
 		j.console = slog.New(j.redact.Handler(console))
-		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Shell: ptyproxy.RunHook, Report: j.delivered}
+		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Report: j.delivered}
 	})
 }

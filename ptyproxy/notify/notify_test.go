@@ -10,10 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -168,20 +169,26 @@ func TestWait(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	refused := "http://" + ln.Addr().String()
 	ln.Close()
-	blocked := make(chan struct{})
-	shell := func(ctx context.Context, _ string, _ []byte, _ []string) ([]byte, error) {
-		close(blocked)
-		select {
-		case <-ctx.Done():
-		case <-stop:
-		}
-		return nil, errors.New("stopped")
+	// A notify-send that says its pid once it runs, then hangs.
+	started := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	t.Setenv("PATH", fakeNotifySend(t, filepath.Join(t.TempDir(), "args")))
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho $$ > " + started + "\nexec sleep 30\n"
+	if err := os.WriteFile(filepath.Join(dir, "notify-send"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":/usr/bin:/bin")
 	res := newResults()
-	s := &Sender{Report: res.report, Shell: shell}
+	s := &Sender{Report: res.report}
 	s.Send([]string{hanging.URL, refused, Desktop}, message())
-	<-blocked
+	b, err := os.ReadFile(started)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid == 0 {
+		t.Fatalf("the notifier did not start: %q, %v", b, err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	start := time.Now()
 	s.wait(300*time.Millisecond, 50*time.Millisecond)
 	took := time.Since(start)
@@ -225,18 +232,12 @@ func fakeNotifySend(t *testing.T, out string) string {
 	return dir
 }
 
-func shell(ctx context.Context, command string, _ []byte, env []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Env = env
-	return cmd.CombinedOutput()
-}
-
 func TestDesktop(t *testing.T) {
 	// Not parallel: it sets PATH.
 	out := filepath.Join(t.TempDir(), "args")
 	t.Setenv("PATH", fakeNotifySend(t, out)+":/usr/bin:/bin")
 	res := newResults()
-	s := &Sender{Report: res.report, Shell: shell}
+	s := &Sender{Report: res.report}
 	s.Send([]string{Desktop}, message())
 	if r := res.next(t); r.Err != nil || r.Target != Desktop {
 		t.Fatalf("result %+v", r)

@@ -9,10 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // Timeouts of a delivery.
@@ -39,9 +40,6 @@ type Sender struct {
 	// Report hears how each delivery ended, once, from its goroutine or
 	// from Wait.
 	Report func(Result)
-	// Shell runs a command line through /bin/sh with env, for the desktop
-	// notifier (ptyproxy.RunHook, which keeps the orphan reaper off it).
-	Shell func(ctx context.Context, command string, stdin []byte, env []string) ([]byte, error)
 
 	timeout time.Duration // RequestTimeout; shorter in tests
 	pause   time.Duration // retryPause; shorter in tests
@@ -189,12 +187,13 @@ func (s *Sender) post(ctx context.Context, d *delivery, target string, body []by
 // desktop shows a desktop notification: notify-send (Linux), else
 // osascript (macOS).
 func (s *Sender) desktop(ctx context.Context, title, text string) error {
-	command, err := desktopCommand()
+	name, args, err := desktopCommand(title, text)
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), "CURSOR_WRAP_NOTIFY_TITLE="+title, "CURSOR_WRAP_NOTIFY_TEXT="+text)
-	out, err := s.Shell(ctx, command, nil, env)
+	cmd := reaper.CommandContext(ctx, name, args...)
+	cmd.KillGroup()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n"); line != "" {
 			return fmt.Errorf("%w: %s", err, line)

@@ -1,0 +1,164 @@
+// Package reaper starts every child of the process and collects the exit
+// status of those nobody waits for: the orphans a child subreaper adopts.
+//
+// A wait that takes the status of a child some exec.Cmd is waiting for
+// leaves that Cmd's Wait without it (ECHILD), and the child's exit code is
+// lost. So a child is started only through a Cmd of this package, which
+// registers it in the one set of children that are waited for, under the
+// lock that Reap and Orphans hold while they look at the process's
+// children. A test keeps every other package from starting one.
+package reaper
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The process's one set of children that a Cmd waits for, and its lock:
+// held across a fork and the new pid's registration, and by whoever looks
+// at the process's children, so that none of them is reaped meanwhile.
+var (
+	mu     sync.Mutex
+	waited = map[int]bool{}
+)
+
+// A Cmd is an exec.Cmd whose Start registers its child and whose Wait
+// lets it go once its status is taken. Its Run, Output and CombinedOutput
+// go through them too: they stand in for exec.Cmd's own, which would start
+// the child unregistered.
+type Cmd struct {
+	execCmd
+	ctx       context.Context
+	killGroup bool
+	killed    bool // KillGroup's cancel signalled the group
+	pid       int
+}
+
+// execCmd gives the embedded exec.Cmd an unexported name: its fields are
+// set as usual, but its own Start cannot be reached from outside.
+type execCmd = exec.Cmd
+
+// Command is exec.Command for a child started through the reaper.
+func Command(name string, arg ...string) *Cmd {
+	return &Cmd{execCmd: *exec.Command(name, arg...)}
+}
+
+// CommandContext is exec.CommandContext for a child started through the
+// reaper: the end of ctx kills it (see KillGroup for its whole group).
+func CommandContext(ctx context.Context, name string, arg ...string) *Cmd {
+	return &Cmd{execCmd: *exec.CommandContext(ctx, name, arg...), ctx: ctx}
+}
+
+// KillGroup runs the child in a process group of its own (unless its
+// SysProcAttr gives it a session, which is one too) and makes the end of
+// the Cmd's context kill the whole group: a shell and what it started.
+// Wait then says it was killed and why, and waits at most a second for
+// output that a leftover process holds open. The Cmd must come from
+// CommandContext.
+func (c *Cmd) KillGroup() {
+	c.killGroup = true
+	c.Cancel = func() error {
+		err := syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		c.killed = err == nil // Read by Wait, after exec's watcher hands on its result.
+		return err
+	}
+	c.WaitDelay = time.Second
+}
+
+// Start starts the child and registers it, both under the lock: the
+// reaper never sees it unregistered.
+func (c *Cmd) Start() error {
+	if c.killGroup {
+		if c.SysProcAttr == nil {
+			c.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		c.SysProcAttr.Setpgid = !c.SysProcAttr.Setsid // Both fail with EPERM.
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if err := c.execCmd.Start(); err != nil {
+		return err
+	}
+	c.pid = c.Process.Pid
+	waited[c.pid] = true
+	return nil
+}
+
+// Wait waits for the child, as exec.Cmd's does, then lets it go.
+func (c *Cmd) Wait() error {
+	err := c.execCmd.Wait()
+	mu.Lock()
+	delete(waited, c.pid)
+	mu.Unlock()
+	if c.killed {
+		err = fmt.Errorf("killed: %w", context.Cause(c.ctx))
+	}
+	return err
+}
+
+// Run starts the child and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Output runs the child and returns its stdout. Unlike exec.Cmd's, it
+// does not keep stderr for the error.
+func (c *Cmd) Output() ([]byte, error) {
+	var out bytes.Buffer
+	c.Stdout = &out
+	err := c.Run()
+	return out.Bytes(), err
+}
+
+// CombinedOutput runs the child and returns its stdout and stderr, in the
+// order it wrote them.
+func (c *Cmd) CombinedOutput() ([]byte, error) {
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	err := c.Run()
+	return out.Bytes(), err
+}
+
+// Owns reports whether a Cmd is waiting for pid: a child that exited but
+// is not reaped yet still holds its pid and its process group id.
+func Owns(pid int) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return waited[pid]
+}
+
+// Orphans calls fn with the children that children lists (the process's
+// own, as the system tells them) and no Cmd waits for, the lock held:
+// none of them is reaped, so each pid names the same process, until fn
+// returns. fn must not start a child.
+func Orphans(children func() []int, fn func(pids []int)) {
+	mu.Lock()
+	defer mu.Unlock()
+	var orphans []int
+	for _, pid := range children() {
+		if !waited[pid] {
+			orphans = append(orphans, pid)
+		}
+	}
+	fn(orphans)
+}
+
+// Reap collects the exit status of every orphan that has exited, among
+// the children that children lists, by pid: a wait for any child could
+// take the status of one a Cmd waits for.
+func Reap(children func() []int) {
+	Orphans(children, func(pids []int) {
+		for _, pid := range pids {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil) // Not dead yet is fine.
+		}
+	})
+}

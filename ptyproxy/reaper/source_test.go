@@ -1,0 +1,177 @@
+package reaper
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// starters are the functions and types that start a child process, by
+// import path: a child started with one of them outside this package is
+// one the orphan reaper can take the exit status of. (syscall.Exec is not
+// among them: it replaces the process and starts no child; cursor-wrap mcp
+// and an interactive agent run so.)
+var starters = map[string][]string{
+	"os/exec":               {"Command", "CommandContext", "Cmd"},
+	"os":                    {"StartProcess", "ProcAttr"},
+	"syscall":               {"ForkExec", "StartProcess", "SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3"},
+	"golang.org/x/sys/unix": {"SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3"},
+	"github.com/creack/pty": {"Start", "StartWithSize", "StartWithAttrs"},
+}
+
+// exempt are the directories, relative to the module's root, whose code
+// may start children by itself, and why.
+var exempt = map[string]string{
+	"ptyproxy/reaper": "the reaper itself",
+	"ptyproxy/fakeagent": "the fake agent, which runs in a process of its own that never calls ptyproxy.Init " +
+		"(the wrapper's binary and the test binaries run it before Init, when their arguments ask for it)",
+	"scripts/bench": "the benchmark's programs, which start their own pipes and PTYs and never call ptyproxy.Init",
+}
+
+// TestEveryChildStartsHere reads every non-test Go file of the module,
+// whatever GOOS it builds for, and fails where a child process is started
+// other than through this package's Cmd, outside the exempt directories.
+func TestEveryChildStartsHere(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	files, uses := 0, map[string]int{} // uses: by exempt directory
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(root, path)
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		for _, at := range childStarts(fset, f) {
+			if _, ok := exempt[dir]; ok {
+				uses[dir]++
+				continue
+			}
+			t.Errorf("%s:%s starts a child outside the reaper: use reaper.Command or reaper.CommandContext (cursor-wrap/ptyproxy/reaper), "+
+				"or, for a process that never calls ptyproxy.Init, add its directory to exempt with the reason", rel, at)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scan must see the tree, and each exemption must still be needed.
+	if files < 50 {
+		t.Errorf("read %d Go files under %s, want the whole module", files, root)
+	}
+	for dir, why := range exempt {
+		if uses[dir] == 0 {
+			t.Errorf("%s is exempt (%s) but starts no child: drop it from exempt", dir, why)
+		}
+	}
+}
+
+// childStarts returns the positions, as "line:column", where f names a
+// starter.
+func childStarts(fset *token.FileSet, f *ast.File) []string {
+	local := map[string]string{} // the file's name of an import → its path
+	var out []string
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if _, ok := starters[path]; !ok {
+			continue
+		}
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name == "." {
+			p := fset.Position(imp.Pos())
+			out = append(out, strconv.Itoa(p.Line)+":"+strconv.Itoa(p.Column)+" (a dot import of "+path+" hides what starts a child)")
+		}
+		local[name] = path
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if path, ok := local[x.Name]; ok && slices.Contains(starters[path], sel.Sel.Name) {
+			p := fset.Position(sel.Pos())
+			out = append(out, strconv.Itoa(p.Line)+":"+strconv.Itoa(p.Column)+" ("+x.Name+"."+sel.Sel.Name+")")
+		}
+		return true
+	})
+	return out
+}
+
+// moduleRoot is the directory of the module's go.mod, above this one.
+func moduleRoot(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// TestChildStartsFindsThem checks the scan against code that starts
+// children in each way it knows, so that it cannot pass by seeing nothing.
+func TestChildStartsFindsThem(t *testing.T) {
+	t.Parallel()
+	src := `package p
+import (
+	"os"
+	run "os/exec"
+	"syscall"
+	"github.com/creack/pty"
+)
+func f() {
+	run.Command("a").Run()
+	_ = &run.Cmd{Path: "/bin/true"}
+	os.StartProcess("/bin/true", nil, &os.ProcAttr{})
+	syscall.ForkExec("/bin/true", nil, nil)
+	pty.Start(nil)
+	exec.Command("not os/exec: a local name")
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := childStarts(fset, f)
+	want := []string{"9:2 (run.Command)", "10:7 (run.Cmd)", "11:2 (os.StartProcess)", "11:37 (os.ProcAttr)", "12:2 (syscall.ForkExec)", "13:2 (pty.Start)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("found %q\nwant %q", got, want)
+	}
+}
