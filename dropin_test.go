@@ -3,16 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"io/fs"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/creack/pty"
+
+	"cursor-wrap/internal/testenv"
 )
 
 // The tests in this file hold the drop-in promise: what a user types gets
@@ -153,23 +155,17 @@ func TestVersion(t *testing.T) {
 
 // TestVersionOfACheckout builds the wrapper from a git checkout of these
 // sources, as a developer does, and checks its version names the commit,
-// then says when the tree had changes.
+// then says when the tree had changes. The sources are the files the
+// build reads, as go list names them: that needs no .git here, and no git
+// that trusts this checkout (as root, git refuses one another user owns).
 func TestVersionOfACheckout(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	files, err := exec.Command("git", "ls-files", "-co", "--exclude-standard").Output()
-	if err != nil {
-		t.Skipf("not a git checkout: %v", err)
+		testenv.SkipOutsideCI(t, "no git: %v", err)
 	}
 	dir := t.TempDir()
-	for name := range strings.Lines(string(files)) {
-		name = strings.TrimSpace(name)
+	for _, name := range append(buildFiles(t), "go.mod", "go.sum") {
 		data, err := os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted, not yet committed
-		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,12 +209,59 @@ func TestVersionOfACheckout(t *testing.T) {
 	if v := version(); !strings.HasPrefix(v, "cursor-wrap devel, commit "+rev[:12]+" (") {
 		t.Errorf("clean checkout: %q, want commit %s", v, rev[:12])
 	}
-	if err := os.WriteFile(filepath.Join(dir, "CHANGELOG.md"), []byte("changed\n"), 0o644); err != nil {
+	changed, err := os.OpenFile(filepath.Join(dir, "main.go"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changed.WriteString("// changed\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := changed.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if v := version(); !strings.HasPrefix(v, "cursor-wrap devel, commit "+rev[:12]+" with uncommitted changes (") {
 		t.Errorf("changed checkout: %q", v)
 	}
+}
+
+// buildFiles lists the files, relative to the module's root, that building
+// the wrapper reads from this module: the Go and embedded files of every
+// package of the module it imports.
+func buildFiles(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+		var p struct {
+			Dir                 string
+			GoFiles, EmbedFiles []string
+			Module              *struct{ Main bool }
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		if p.Module == nil || !p.Module.Main {
+			continue // The standard library, or a dependency.
+		}
+		for _, f := range append(p.GoFiles, p.EmbedFiles...) {
+			rel, err := filepath.Rel(root, filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, rel)
+		}
+	}
+	if !slices.Contains(files, "main.go") {
+		t.Fatalf("go list named no main.go among the build's files: %q", files)
+	}
+	return files
 }
 
 // TestForce checks that direct mode's --force is said in --help, is in

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cursor-wrap/internal/testenv"
 )
 
 // inspector is the MCP Inspector's CLI, pinned: the newest release that
@@ -46,12 +48,12 @@ func mcpConfig(t *testing.T) string {
 func TestMCPInspector(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("npx"); err != nil {
-		t.Skip("npx is not installed: skipping the MCP Inspector test")
+		testenv.SkipOutsideCI(t, "npx is not installed, so the MCP Inspector cannot run: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "npm", "view", inspector, "version").CombinedOutput(); err != nil {
-		t.Skipf("the npm registry is unreachable, skipping the MCP Inspector test: %v\n%s", err, out)
+		testenv.SkipOutsideCI(t, "npm view %s failed (is the npm registry reachable?), so the MCP Inspector cannot run: %v\n%s", inspector, err, out)
 	}
 	cfg := mcpConfig(t)
 	logDir := t.TempDir()

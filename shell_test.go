@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/internal/testenv"
 	"cursor-wrap/shellhook"
 )
 
-// shellFor finds a shell, skipping when it is missing unless REQUIRE_SHELLS=1.
+// shellFor finds a shell; a missing one skips the test, or fails it with
+// REQUIRE_SHELLS=1 (set in CI, macOS included) or in CI on Linux.
 func shellFor(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
@@ -24,7 +26,7 @@ func shellFor(t *testing.T, name string) string {
 		if os.Getenv("REQUIRE_SHELLS") == "1" {
 			t.Fatalf("%s is required (REQUIRE_SHELLS=1): %v", name, err)
 		}
-		t.Skipf("%s not installed", name)
+		testenv.SkipOutsideCI(t, "%s not installed: %v", name, err)
 	}
 	return p
 }

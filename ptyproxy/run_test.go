@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"cursor-wrap/internal/testenv"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
@@ -676,7 +677,7 @@ const undeclared = `{"type":"tool_call","subtype":"started","call_id":"c1","tool
 func TestActivityEvidence(t *testing.T) {
 	t.Parallel()
 	if !procAvailable() {
-		t.Skip("the activity of processes cannot be read here (no /proc, or on macOS no ps)")
+		testenv.SkipOutsideCI(t, "the activity of processes cannot be read here (no /proc, or on macOS no ps)")
 	}
 	for _, tc := range []struct {
 		name     string

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"cursor-wrap/internal/testenv"
 )
 
 const installMarker = " # added by cursor-wrap scripts/install.sh"
@@ -40,7 +42,7 @@ func installEnv(t *testing.T, home, prefix, shell string, extra ...string) []str
 	t.Helper()
 	genv, err := goEnv()
 	if err != nil {
-		t.Skip("no usable go toolchain:", err)
+		testenv.SkipOutsideCI(t, "no usable go toolchain: %v", err)
 	}
 	drop := []string{"HOME", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {

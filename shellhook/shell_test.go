@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/internal/testenv"
 	"cursor-wrap/stream"
 )
 
@@ -27,8 +28,9 @@ var awkward = []string{
 
 const stdinPayload = "prompt from stdin\n\x00\xff binary\nno newline at end"
 
-// shellPath finds a shell to test in, skipping when it is missing unless
-// REQUIRE_SHELLS=1 (set in CI) makes that a failure.
+// shellPath finds a shell to test in; a missing one skips the test, or
+// fails it with REQUIRE_SHELLS=1 (set in CI, macOS included) or in CI on
+// Linux.
 func shellPath(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
@@ -36,7 +38,7 @@ func shellPath(t *testing.T, name string) string {
 		if os.Getenv("REQUIRE_SHELLS") == "1" {
 			t.Fatalf("%s is required (REQUIRE_SHELLS=1): %v", name, err)
 		}
-		t.Skipf("%s not installed: %v", name, err)
+		testenv.SkipOutsideCI(t, "%s not installed: %v", name, err)
 	}
 	return p
 }
