@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -308,7 +309,7 @@ func TestFaultData(t *testing.T) {
 			t.Errorf("exit %d; stdout %.300s; stderr %s", r.code, r.stdout, r.stderr)
 		}
 	})
-	t.Run("a running session's log is not pruned", func(t *testing.T) {
+	t.Run("pruning spares a running session's log", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		// The long session runs until its stdin closes, after the others.
@@ -323,21 +324,51 @@ func TestFaultData(t *testing.T) {
 		if err := long.Start(); err != nil {
 			t.Fatal(err)
 		}
+		defer stdin.Close() // Ends the long session if a check stops the test early.
 		waitForFile(t, dir)
+		// Each run prunes to one idle log as it starts: the long session's
+		// log stays (its session runs), and every earlier short run's goes.
+		// A run can list the logs before its own exists, and then keeps the
+		// one before it.
+		var short []string
 		for range 3 {
-			cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--", "line", resultLine)
-			cmd.Env = testEnv()
-			_ = cmd.Run()
+			r := runRaw(t, nil, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--", "line", resultLine)
+			if r.code != 0 {
+				t.Fatalf("a short run: exit %d; stderr %s", r.code, r.stderr)
+			}
+			short = append(short, logPathOf(t, r.stderr))
 		}
 		stdin.Close()
 		if err := long.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		path := strings.TrimSpace(stderr.String()[strings.LastIndex(stderr.String(), "; log ")+len("; log "):])
-		if _, err := os.Stat(path); err != nil {
-			t.Errorf("the long session's log is gone: %v", err)
+		kept, err := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		longLog := logPathOf(t, stderr.Bytes())
+		for _, must := range []string{longLog, short[2]} {
+			if !slices.Contains(kept, must) {
+				t.Errorf("%s is gone; left: %q", must, kept)
+			}
+		}
+		for _, path := range kept {
+			if !slices.Contains([]string{longLog, short[1], short[2]}, path) {
+				t.Errorf("%s was not pruned; left: %q", path, kept)
+			}
 		}
 	})
+}
+
+// logPathOf reads the session log's path from the end of the wrapper's
+// stderr ("...; log PATH").
+func logPathOf(t *testing.T, stderr []byte) string {
+	t.Helper()
+	i := bytes.LastIndex(stderr, []byte("; log "))
+	if i < 0 {
+		t.Fatalf("no log path in stderr %q", stderr)
+	}
+	return string(bytes.TrimSpace(stderr[i+len("; log "):]))
 }
 
 // waitForFile waits until a session log appears in dir.
