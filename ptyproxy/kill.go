@@ -78,16 +78,19 @@ func (k *killer) killAll() []int {
 }
 
 // Signals prepares the process's signals for running agents and returns
-// the channel of those an attempt passes on (Options.Signals): SIGINT,
-// SIGTERM and SIGHUP, except one ignored when the process started (a
+// the channel of those an attempt passes on (Options.Signals): every signal
+// that would otherwise end the wrapper (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGABRT, SIGUSR1, …), except one ignored when the process started (a
 // background job's SIGINT stays ignored, as it would for the agent alone).
+// Uncaught, SIGQUIT dumped the goroutines and SIGUSR1 ended the wrapper
+// with the agent's tools left running and no exit record.
 // SIGPIPE is caught, not ignored: ignoring it would pass SIG_IGN on to the
 // agent and every tool it runs; caught, a write to a closed stdout fails
 // with EPIPE and the session ends cleanly.
 func Signals() <-chan os.Signal {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 2)
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range terminating() {
 		if !signal.Ignored(sig) {
 			signal.Notify(sigs, sig)
 		}
