@@ -6,49 +6,16 @@ import (
 	"slices"
 	"strings"
 
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
-	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/shellhook"
 )
-
-// subcommands are the first words run dispatches on, as the completions
-// offer them.
-var subcommands = []struct{ name, doc string }{
-	{"shell-init", "print the functions that route cursor-agent through the wrapper"},
-	{"inspect", "show a session log as a timeline"},
-	{"sessions", "list the recent sessions, one line each"},
-	{"config", "print the effective config, or write a new file"},
-	{"doctor", "check the installation"},
-	{"mcp", "serve watched agents to MCP clients on stdio"},
-	{"demo", "watch a normal run and a hang"},
-	{"completion", "print shell completions for cursor-wrap"},
-	{"version", "print the version"},
-	{"help", "print the usage"},
-}
-
-// flagValues says what the value of a wrapper flag can be, for the flags
-// whose values can be listed or are paths; the others take free text.
-var flagValues = map[string]valueKind{
-	"log-level": {words: []string{"debug", "info", "warn", "error"}},
-	"notify-on": {words: notify.Names(notify.Events)},
-	"stdin":     {words: []string{"auto", "close"}},
-	"agent":     {words: shellhook.Agents()},
-	"config":    {file: true},
-	"agent-bin": {file: true},
-	"log-dir":   {dir: true},
-	"workspace": {dir: true},
-}
-
-type valueKind struct {
-	words     []string
-	file, dir bool
-}
 
 // compFlag is a wrapper flag as the completions see it.
 type compFlag struct {
 	name, doc string
 	bool      bool // takes no value
-	valueKind
+	cli.Value
 }
 
 // compFlags lists the wrapper's flags from its flag set, so the completions
@@ -57,12 +24,13 @@ func compFlags() []compFlag {
 	var o options
 	var flags []compFlag
 	newFlagSet(&o).VisitAll(func(f *flag.Flag) {
-		flags = append(flags, compFlag{name: f.Name, doc: f.Usage, bool: isBool(f), valueKind: flagValues[f.Name]})
+		flags = append(flags, compFlag{name: f.Name, doc: f.Usage, bool: cli.IsBool(f), Value: cli.Values[f.Name]})
 	})
 	return flags
 }
 
-const completionUsage = `usage: cursor-wrap completion bash|zsh|fish
+// completionHow says how each shell loads its completions.
+const completionHow = `
   bash: eval "$(cursor-wrap completion bash)"     in ~/.bashrc
   zsh:  eval "$(cursor-wrap completion zsh)"      in ~/.zshrc, after compinit
   fish: cursor-wrap completion fish > ~/.config/fish/completions/cursor-wrap.fish`
@@ -70,8 +38,9 @@ const completionUsage = `usage: cursor-wrap completion bash|zsh|fish
 // completion prints the completion script of a shell:
 // cursor-wrap completion bash|zsh|fish.
 func completion(args []string) int {
+	completionUsage := usageOf("completion") + completionHow
 	if len(args) != 1 {
-		return fail(job.ExitUsage, "%s", completionUsage)
+		return cli.Fail(job.ExitUsage, "%s", completionUsage)
 	}
 	var script string
 	switch args[0] {
@@ -85,7 +54,7 @@ func completion(args []string) int {
 	case "fish":
 		script = fishCompletion()
 	default:
-		return fail(job.ExitUsage, "no completions for %q\n%s", args[0], completionUsage)
+		return cli.Fail(job.ExitUsage, "no completions for %q\n%s", args[0], completionUsage)
 	}
 	fmt.Print(script)
 	return 0
@@ -95,7 +64,7 @@ func completion(args []string) int {
 // a flag. After shell-init or completion comes a shell; after doctor
 // --shell, too; the other subcommands' arguments are files. Before "--" a
 // word that starts with "-" is a wrapper flag, and a flag's value is
-// completed from flagValues; after "--" the words are the agent's (files).
+// completed from cli.Values; after "--" the words are the agent's (files).
 
 // quote single-quotes s for bash and zsh.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -103,14 +72,6 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 // fishQuote single-quotes s for fish.
 func fishQuote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
-func subcommandNames() []string {
-	var names []string
-	for _, c := range subcommands {
-		names = append(names, c.name)
-	}
-	return names
 }
 
 // shellArg are the subcommands whose first argument is a shell.
@@ -123,11 +84,11 @@ func valueCases(flags []compFlag, files, dirs string, words func([]string) strin
 	for _, f := range flags {
 		switch {
 		case f.bool:
-		case f.words != nil:
-			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, words(f.words))
-		case f.file:
+		case f.Words != nil:
+			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, words(f.Words))
+		case f.File:
 			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, files)
-		case f.dir:
+		case f.Dir:
 			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, dirs)
 		default:
 			if free.Len() > 0 {
@@ -166,7 +127,7 @@ _cursor_wrap() {
         prev=${COMP_WORDS[COMP_CWORD-2]}
     fi
     if [ "$COMP_CWORD" -eq 1 ] && [[ $cur != -* ]]; then
-        ` + words(subcommandNames()) + `
+        ` + words(commands.Names()) + `
         return
     fi
     case ${COMP_WORDS[1]} in
@@ -176,7 +137,7 @@ _cursor_wrap() {
     doctor)
         if [ "$prev" = --shell ]; then ` + shells + `; fi
         return ;;
-    ` + strings.Join(slices.DeleteFunc(subcommandNames(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
+    ` + strings.Join(slices.DeleteFunc(commands.Names(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
         return ;;
     esac
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -198,8 +159,8 @@ func zshCompletion() string {
 		return quote(strings.ReplaceAll(name, ":", `\:`) + ":" + doc)
 	}
 	var cmds, opts []string
-	for _, c := range subcommands {
-		cmds = append(cmds, describe(c.name, c.doc))
+	for _, c := range commands {
+		cmds = append(cmds, describe(c.Name, c.Summary))
 	}
 	for _, f := range flags {
 		opts = append(opts, describe("--"+f.name, f.doc))
@@ -230,7 +191,7 @@ _cursor_wrap() {
     doctor)
         if [[ $prev == --shell ]]; then ` + shells + `; fi
         return ;;
-    ` + strings.Join(slices.DeleteFunc(subcommandNames(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
+    ` + strings.Join(slices.DeleteFunc(commands.Names(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
         _files
         return ;;
     esac
@@ -264,7 +225,7 @@ end
 function __cursor_wrap_flags --description 'true while wrapper flags may come'
     set -l words (commandline -opc)
     contains -- -- $words; and return 1
-    set -q words[2]; and contains -- $words[2] ` + strings.Join(subcommandNames(), " ") + `; and return 1
+    set -q words[2]; and contains -- $words[2] ` + strings.Join(commands.Names(), " ") + `; and return 1
     return 0
 end
 function __cursor_wrap_shell_arg
@@ -273,8 +234,8 @@ function __cursor_wrap_shell_arg
 end
 `)
 	shells := fishQuote(strings.Join(shellhook.Shells(), " "))
-	for _, c := range subcommands {
-		fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_first -f -a %s -d %s\n", c.name, fishQuote(c.doc))
+	for _, c := range commands {
+		fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_first -f -a %s -d %s\n", c.Name, fishQuote(c.Summary))
 	}
 	fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_shell_arg -f -a %s\n", shells)
 	fmt.Fprintf(&b, "complete -c cursor-wrap -n '__fish_seen_subcommand_from doctor' -l shell -x -a %s -d 'the shell to check'\n", shells)
@@ -282,11 +243,11 @@ end
 		arg := ""
 		switch {
 		case f.bool:
-		case f.words != nil:
-			arg = " -x -a " + fishQuote(strings.Join(f.words, " "))
-		case f.file:
+		case f.Words != nil:
+			arg = " -x -a " + fishQuote(strings.Join(f.Words, " "))
+		case f.File:
 			arg = " -r -F"
-		case f.dir:
+		case f.Dir:
 			arg = " -x -a '(__fish_complete_directories)'"
 		default:
 			arg = " -x"

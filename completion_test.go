@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"cursor-wrap/ptyproxy/cli"
 )
 
 // completionCases are what a user types before TAB (the last word is the
@@ -267,11 +269,11 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 			}
 		}
 	})
-	for name, values := range flagValues {
+	for name, values := range cli.Values {
 		if fs.Lookup(name) == nil {
-			t.Errorf("flagValues names --%s, which is not a flag", name)
+			t.Errorf("cli.Values names --%s, which is not a flag", name)
 		}
-		for _, v := range values.words {
+		for _, v := range values.Words {
 			cmd := exec.Command(wrapperBin, "config", "--"+name, v)
 			cmd.Env = testEnv()
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -290,7 +292,7 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^  cursor-wrap ([a-z][a-z-]*)`).FindAllStringSubmatch(string(usage), -1) {
 		listed = append(listed, m[1])
 	}
-	offered := slices.DeleteFunc(subcommandNames(), func(s string) bool { return s == "help" })
+	offered := commands.Names()
 	slices.Sort(listed)
 	slices.Sort(offered)
 	if !slices.Equal(listed, offered) {

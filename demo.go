@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -25,24 +26,24 @@ var demoTranscript []byte
 // demo runs the wrapper against its fake agent twice, a normal session and
 // a hang, and narrates on stderr what it saw and decided, with timings.
 func demo(args []string) int {
-	if status, done := noArgs(args, "demo", ": runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided"); done {
+	if status, done := cli.NoArgs(args, "demo", ": runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided"); done {
 		return status
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	dir, err := os.MkdirTemp("", "cursor-wrap-demo-")
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	defer os.RemoveAll(dir)
 	transcript := filepath.Join(dir, "normal.jsonl")
 	if err := os.WriteFile(transcript, demoTranscript, 0o600); err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	// The forwarded stream goes to stdout only where it does not bury the
 	// narration: `cursor-wrap demo > stream.jsonl` keeps it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -21,14 +23,20 @@ import (
 	"cursor-wrap/stream"
 )
 
+// doctorFlags declares the flags of doctor: the wrapper's, and --shell.
+func doctorFlags(fs *flag.FlagSet) (o *options, shell *string) {
+	o = new(options)
+	o.declare(fs)
+	return o, fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
+}
+
 // doctor checks the installation, one line per check, each ✗ with a fix.
 // It exits 0 when every check holds, 1 otherwise.
 func doctor(args []string) int {
-	var o options
-	fs := newFlagSet(&o)
-	shell := fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
-	const usageLine = "usage: cursor-wrap doctor [--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]"
-	if status, done := parseSub(fs, args, "doctor", usageLine, true); done {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	o, shell := doctorFlags(fs)
+	usageLine := usageOf("doctor")
+	if status, done := cli.ParseSub(fs, args, "doctor", usageLine, true); done {
 		return status
 	}
 	ok := true

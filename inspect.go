@@ -10,80 +10,94 @@ import (
 
 	"golang.org/x/term"
 
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
-const inspectUsage = "usage: cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang"
+// inspectOptions are the flags of inspect.
+type inspectOptions struct {
+	json, last, lastHang bool
+	gap                  time.Duration
+	logDir, config       string
+}
+
+// inspectFlags declares the flags of inspect.
+func inspectFlags(fs *flag.FlagSet) *inspectOptions {
+	var o inspectOptions
+	fs.BoolVar(&o.json, "json", false, "print the timeline as one JSON document")
+	fs.BoolVar(&o.last, "last", false, "inspect the newest log in the log dir")
+	fs.BoolVar(&o.lastHang, "last-hang", false, "inspect the newest log in the log dir of a session that hung")
+	fs.DurationVar(&o.gap, "gap", 10*time.Second, "mark silences at least this long")
+	fs.StringVar(&o.logDir, "log-dir", "", "the log dir for --last (default: log_dir of the config)")
+	fs.StringVar(&o.config, "config", "", "config file, for log_dir")
+	return &o
+}
 
 // inspect prints a session log as a timeline:
 // cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang.
 func inspect(args []string) int {
 	flags := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	asJSON := flags.Bool("json", false, "print the timeline as one JSON document")
-	last := flags.Bool("last", false, "inspect the newest log in the log dir")
-	lastHang := flags.Bool("last-hang", false, "inspect the newest log in the log dir of a session that hung")
-	gap := flags.Duration("gap", 10*time.Second, "mark silences at least this long")
-	logDir := flags.String("log-dir", "", "the log dir for --last (default: log_dir of the config)")
-	config := flags.String("config", "", "config file, for log_dir")
-	if status, done := parseSub(flags, args, "inspect", inspectUsage, false); done {
+	o := inspectFlags(flags)
+	inspectUsage := usageOf("inspect")
+	if status, done := cli.ParseSub(flags, args, "inspect", inspectUsage, false); done {
 		return status
 	}
-	newest := *last || *lastHang
+	newest := o.last || o.lastHang
 	switch {
-	case *last && *lastHang:
-		return fail(job.ExitUsage, "inspect: --last or --last-hang, not both\n%s", inspectUsage)
+	case o.last && o.lastHang:
+		return cli.Fail(job.ExitUsage, "inspect: --last or --last-hang, not both\n%s", inspectUsage)
 	case newest && flags.NArg() > 0:
-		return fail(job.ExitUsage, "inspect: --last or a FILE, not both\n%s", inspectUsage)
+		return cli.Fail(job.ExitUsage, "inspect: --last or a FILE, not both\n%s", inspectUsage)
 	case !newest && flags.NArg() == 0:
-		return fail(job.ExitUsage, "inspect: which log? Give its FILE, or --last for the newest\n%s", inspectUsage)
+		return cli.Fail(job.ExitUsage, "inspect: which log? Give its FILE, or --last for the newest\n%s", inspectUsage)
 	case flags.NArg() > 1:
-		return fail(job.ExitUsage, "inspect: one FILE at a time, not %d\n%s", flags.NArg(), inspectUsage)
+		return cli.Fail(job.ExitUsage, "inspect: one FILE at a time, not %d\n%s", flags.NArg(), inspectUsage)
 	}
 	path := flags.Arg(0)
 	if newest {
-		dir, err := logDirOf(*logDir, *config)
+		dir, err := logDirOf(o.logDir, o.config)
 		if err != nil {
-			return fail(job.ExitWrapper, "%v", err)
+			return cli.Fail(job.ExitWrapper, "%v", err)
 		}
-		if *lastHang {
+		if o.lastHang {
 			hangs := job.Hangs(dir, 1)
 			if len(hangs) == 0 {
-				return fail(1, "no session in %s hung", tilde(dir))
+				return cli.Fail(1, "no session in %s hung", tilde(dir))
 			}
 			path = hangs[0].LogPath
 		} else {
 			logs := sessionlog.List(dir)
 			if len(logs) == 0 {
-				return fail(1, "no session logs in %s yet: a run through cursor-wrap writes one", tilde(dir))
+				return cli.Fail(1, "no session logs in %s yet: a run through cursor-wrap writes one", tilde(dir))
 			}
 			path = logs[0]
 		}
 	}
-	t, err := sessionlog.Read(path, *gap)
+	t, err := sessionlog.Read(path, o.gap)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return fail(1, "cannot read %s: %v", path, pe.Err)
+			return cli.Fail(1, "cannot read %s: %v", path, pe.Err)
 		}
-		return fail(1, "%v", err)
+		return cli.Fail(1, "%v", err)
 	}
 	if t.Start.IsZero() {
 		// Not one record: a timeline of nothing would read as a session
 		// that did nothing.
 		if t.Stopped == nil {
-			return fail(1, "%s is empty: it holds no session log record", path)
+			return cli.Fail(1, "%s is empty: it holds no session log record", path)
 		}
-		return fail(1, "%s is not a cursor-wrap session log: %s", path, t.Stopped.Error)
+		return cli.Fail(1, "%s is not a cursor-wrap session log: %s", path, t.Stopped.Error)
 	}
-	if *asJSON {
+	if o.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(t); err != nil {
-			return fail(1, "%v", err)
+			return cli.Fail(1, "%v", err)
 		}
 		return 0
 	}
-	t.Format(os.Stdout, *gap, term.IsTerminal(1) && os.Getenv("NO_COLOR") == "")
+	t.Format(os.Stdout, o.gap, term.IsTerminal(1) && os.Getenv("NO_COLOR") == "")
 	return 0
 }

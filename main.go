@@ -16,14 +16,16 @@
 package main
 
 import (
-	"fmt"
+	"flag"
 	"os"
 	"slices"
 	"strings"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/shellhook"
 )
 
 func main() {
@@ -39,30 +41,38 @@ func main() {
 // wrapper started (they are /dev/null now).
 var stdio [3]bool
 
+// commands are the subcommands, in the order the usage lists them; the
+// first word of the command line names one, else the wrapper runs an
+// agent. They drive dispatch, the usage and the completions.
+var commands cli.Table
+
+// The table is set in init, as help reads it.
+func init() {
+	commands = cli.Table{
+		{Name: "shell-init", Args: strings.Join(shellhook.Shells(), "|") + " [--agents " + strings.Join(shellhook.Agents(), ",") + "]", Summary: "print shell functions that route cursor-agent through the wrapper", Flags: func(fs *flag.FlagSet) { shellInitFlags(fs) }, Run: shellInit},
+		{Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang", Summary: "a session log as a timeline", Flags: func(fs *flag.FlagSet) { inspectFlags(fs) }, Run: inspect},
+		{Name: "sessions", Args: "[--json] [--hung] [--limit N] [--log-dir DIR]", Summary: "the recent sessions, one line each", Flags: func(fs *flag.FlagSet) { sessionsFlags(fs) }, Run: sessions},
+		{Name: "config", Args: "[--init] [--config FILE] [flags]", Summary: "the effective config, or a new file", Flags: func(fs *flag.FlagSet) { configFlags(fs) }, Run: configCmd},
+		{Name: "doctor", Args: "[--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]", Summary: "check the installation", Flags: func(fs *flag.FlagSet) { doctorFlags(fs) }, Run: doctor},
+		cli.MCP(mcpCmd),
+		{Name: "demo", Summary: "watch a normal run and a hang", Run: demo},
+		{Name: "completion", Args: "bash|zsh|fish", Summary: "print completions for the wrapper's flags", Run: completion},
+		{Name: "version", Summary: "print the version", Run: version},
+		{Name: "help", Args: "[COMMAND]", Summary: "print the usage, or a command's", Run: help},
+	}
+}
+
+// usageOf is the usage line of the command called name.
+func usageOf(name string) string {
+	c, _ := commands.Lookup(name)
+	return c.Usage()
+}
+
 // run dispatches a subcommand, or wraps an agent.
 func run(args []string) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "shell-init":
-			return shellInit(args[1:])
-		case "inspect":
-			return inspect(args[1:])
-		case "sessions":
-			return sessions(args[1:])
-		case "config":
-			return configCmd(args[1:])
-		case "demo":
-			return demo(args[1:])
-		case "doctor":
-			return doctor(args[1:])
-		case "mcp":
-			return mcpCmd(args[1:])
-		case "completion":
-			return completion(args[1:])
-		case "version":
-			return version(args[1:])
-		case "help":
-			return help(args[1:])
+		if c, ok := commands.Lookup(args[0]); ok {
+			return c.Run(args[1:])
 		}
 	}
 	return wrap(args)
@@ -74,14 +84,8 @@ func help(args []string) int {
 	case len(args) == 0:
 		usage(os.Stdout)
 		return 0
-	case len(args) == 1 && args[0] != "help" && slices.Contains(subcommandNames(), args[0]):
+	case len(args) == 1 && args[0] != "help" && slices.Contains(commands.Names(), args[0]):
 		return run([]string{args[0], "--help"})
 	}
-	return fail(job.ExitUsage, "usage: cursor-wrap help [%s]", strings.Join(slices.DeleteFunc(subcommandNames(), func(s string) bool { return s == "help" }), "|"))
-}
-
-// fail prints a wrapper error and returns status.
-func fail(status int, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "cursor-wrap: "+format+"\n", a...)
-	return status
+	return cli.Fail(job.ExitUsage, "usage: cursor-wrap help [%s]", strings.Join(slices.DeleteFunc(commands.Names(), func(s string) bool { return s == "help" }), "|"))
 }

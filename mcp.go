@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 
 	"os"
@@ -20,9 +21,9 @@ func mcpCmd(args []string) int {
 	path := filepath.Join(filepath.Dir(self), mcpServer)
 	if _, err := os.Stat(path); err != nil {
 		if path, err = exec.LookPath(mcpServer); err != nil {
-			return fail(job.ExitNotFound, "cursor-wrap mcp runs %s, which is neither beside %s nor on PATH: install it with `go install ./mcpserver/cmd/%s` (scripts/install.sh installs both)", mcpServer, self, mcpServer)
+			return cli.Fail(job.ExitNotFound, "cursor-wrap mcp runs %s, which is neither beside %s nor on PATH: install it with `go install ./mcpserver/cmd/%s` (scripts/install.sh installs both)", mcpServer, self, mcpServer)
 		}
 	}
 	err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
-	return fail(job.ExitNotExec, "run %s: %v", path, err)
+	return cli.Fail(job.ExitNotExec, "run %s: %v", path, err)
 }

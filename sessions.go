@@ -10,44 +10,59 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/watchdog"
 )
+
+// sessionsOptions are the flags of sessions.
+type sessionsOptions struct {
+	json, hung     bool
+	limit          int
+	logDir, config string
+}
+
+// sessionsFlags declares the flags of sessions.
+func sessionsFlags(fs *flag.FlagSet) *sessionsOptions {
+	var o sessionsOptions
+	fs.BoolVar(&o.json, "json", false, "print the sessions as one JSON array")
+	fs.BoolVar(&o.hung, "hung", false, "list only the sessions that hung")
+	fs.IntVar(&o.limit, "limit", 20, "list at most this many sessions")
+	fs.StringVar(&o.logDir, "log-dir", "", "the log dir (default: log_dir of the config)")
+	fs.StringVar(&o.config, "config", "", "config file, for log_dir")
+	return &o
+}
 
 // sessions lists the recent sessions of the log dir, newest first, one
 // line each: cursor-wrap sessions [--json] [--hung] [--limit N].
 func sessions(args []string) int {
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print the sessions as one JSON array")
-	hung := fs.Bool("hung", false, "list only the sessions that hung")
-	limit := fs.Int("limit", 20, "list at most this many sessions")
-	logDir := fs.String("log-dir", "", "the log dir (default: log_dir of the config)")
-	config := fs.String("config", "", "config file, for log_dir")
-	const usageLine = "usage: cursor-wrap sessions [--json] [--hung] [--limit N] [--log-dir DIR]"
-	if status, done := parseSub(fs, args, "sessions", usageLine, true); done {
+	o := sessionsFlags(fs)
+	usageLine := usageOf("sessions")
+	if status, done := cli.ParseSub(fs, args, "sessions", usageLine, true); done {
 		return status
 	}
-	if *limit < 1 {
-		return fail(job.ExitUsage, "sessions: --limit %d: list at least 1", *limit)
+	if o.limit < 1 {
+		return cli.Fail(job.ExitUsage, "sessions: --limit %d: list at least 1", o.limit)
 	}
-	dir, err := logDirOf(*logDir, *config)
+	dir, err := logDirOf(o.logDir, o.config)
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	var list []job.Session
-	if *hung {
-		list = job.Hangs(dir, *limit)
+	if o.hung {
+		list = job.Hangs(dir, o.limit)
 	} else {
-		list = job.Sessions(dir, *limit, nil)
+		list = job.Sessions(dir, o.limit, nil)
 	}
-	if *asJSON {
+	if o.json {
 		if list == nil {
 			list = []job.Session{}
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(list); err != nil {
-			return fail(1, "%v", err)
+			return cli.Fail(1, "%v", err)
 		}
 		return 0
 	}
@@ -70,7 +85,7 @@ func sessions(args []string) int {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", start, took, cmp.Or(s.Agent, "-"), s.Outcome, status, cmp.Or(s.ID, "-"), s.Prompt)
 	}
 	if err := w.Flush(); err != nil {
-		return fail(1, "%v", err)
+		return cli.Fail(1, "%v", err)
 	}
 	return 0
 }

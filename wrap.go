@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
@@ -31,7 +32,7 @@ func wrap(args []string) int {
 		return 0
 	}
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	if o.version {
 		return version(nil)
@@ -39,11 +40,11 @@ func wrap(args []string) int {
 	if len(o.agentArgs) > 0 && !o.dashed {
 		// A prompt never comes as a bare word: a typo of a subcommand
 		// must not become a prompt run with --force.
-		return fail(job.ExitUsage, "%v", misplaced(o.agentArgs, len(o.agentArgs) == len(args)))
+		return cli.Fail(job.ExitUsage, "%v", misplaced(o.agentArgs, len(o.agentArgs) == len(args)))
 	}
 	live, err := job.LoadLive(o.config, o.settings)
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	req := job.Request{Args: o.agentArgs, Alias: o.alias, Invoked: os.Getenv(shellhook.FuncEnv), Workspace: o.workspace, NoForce: !o.force || o.noForce}
 	if o.modelSet {
@@ -51,16 +52,16 @@ func wrap(args []string) int {
 	}
 	cmd, err := job.Resolve(live.Config(), req)
 	if err != nil {
-		return fail(job.StartStatus(err), "%v", err)
+		return cli.Fail(job.StartStatus(err), "%v", err)
 	}
 	if cmd.Mode == stream.Interactive {
 		// Not headless: the agent gets the terminal, the pid and the status
 		// as if the wrapper were not there.
 		err := syscall.Exec(cmd.Path, append([]string{cmd.Path}, cmd.Args...), cmd.Env)
-		return fail(job.ExitNotExec, "exec %s: %v", cmd.Path, err)
+		return cli.Fail(job.ExitNotExec, "exec %s: %v", cmd.Path, err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	console := sessionlog.NewConsole(os.Stderr, term.IsTerminal(2), func() int {
 		w, _, err := term.GetSize(2)
@@ -100,7 +101,7 @@ func wrap(args []string) int {
 	live.Watch(ctx, messages)
 	res, err := j.Run(ctx)
 	if err != nil {
-		return fail(job.StartStatus(err), "%v", err)
+		return cli.Fail(job.StartStatus(err), "%v", err)
 	}
 	if o.alias && res.Cause == ptyproxy.Exited {
 		// Through the shell functions an agent that ended by itself shows

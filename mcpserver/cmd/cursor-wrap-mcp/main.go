@@ -6,13 +6,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"sync/atomic"
 	"syscall"
 
@@ -20,6 +17,7 @@ import (
 
 	"cursor-wrap/mcpserver"
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 )
 
@@ -27,47 +25,39 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func fail(status int, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "cursor-wrap: "+format+"\n", a...)
-	return status
-}
+// mcpAbout says what the server does, under its usage line.
+const mcpAbout = "Serves start_agent, wait_agent, cancel_agent, run_agent and agent_sessions to an MCP client on stdin and stdout."
 
-// run serves watched agent runs over MCP on stdio:
-// cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL].
-// stdout carries MCP frames only; diagnostics go to stderr.
+// run serves watched agent runs over MCP on stdio, with the command line
+// of `cursor-wrap mcp`. stdout carries MCP frames only; diagnostics go to
+// stderr.
 func run(args []string) int {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	configPath := fs.String("config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
-	settings := map[string]string{}
-	for _, key := range []string{"log_dir", "agent_bin", "log_level"} {
-		s, _ := job.Lookup(key)
-		fs.Func(s.Flag(), s.Doc, func(v string) error { settings[key] = v; return nil })
+	cmd := cli.MCP(run)
+	var o cli.MCPOptions
+	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
+	o.Declare(fs)
+	if status, done := cli.ParseSub(fs, args, cmd.Name, cmd.Usage()+"\n"+mcpAbout, true); done {
+		return status
 	}
-	const usageLine = "usage: cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]"
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Println(usageLine + "\n\nServes start_agent, wait_agent, cancel_agent, run_agent and agent_sessions to an MCP client on stdin and stdout.")
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
+	if o.Version {
+		fmt.Println(cli.Version("cursor-wrap-mcp"))
 		return 0
-	} else if err != nil || fs.NArg() > 0 {
-		return fail(job.ExitUsage, "%v\n%s", err, usageLine)
 	}
-	live, err := job.LoadLive(*configPath, settings)
+	live, err := job.LoadLive(o.Config, o.Settings)
 	if err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	// A server that cannot run its agent says so at start, as the wrapper
 	// command does, not at the first call.
 	if _, err := job.Resolve(live.Config(), job.Request{Alias: true, Wrapper: job.WrapperBeside()}); err != nil {
-		return fail(job.StartStatus(err), "%v", err)
+		return cli.Fail(job.StartStatus(err), "%v", err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return fail(job.ExitWrapper, "%v", err)
+		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
 	out, err := mcpStdout()
 	if err != nil {
-		return fail(job.ExitWrapper, "mcp: %v", err)
+		return cli.Fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	// A client gone is a write error, not a SIGPIPE; INT, TERM and HUP
 	// stop the server.
@@ -75,7 +65,7 @@ func run(args []string) int {
 
 	console := job.Diagnostics(os.Stderr, live.Level())
 	diag := slog.New(console)
-	srv := mcpserver.New(mcpserver.Options{Live: live, Console: console, Version: version()})
+	srv := mcpserver.New(mcpserver.Options{Live: live, Console: console, Version: cli.Release()})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -96,7 +86,7 @@ func run(args []string) int {
 		return job.ExitSignalBase + int(sig)
 	}
 	if err != nil {
-		return fail(job.ExitWrapper, "mcp: %v", err)
+		return cli.Fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	return 0
 }
@@ -114,11 +104,4 @@ func mcpStdout() (*os.File, error) {
 		return nil, fmt.Errorf("stdout to stderr: %w", err)
 	}
 	return os.NewFile(uintptr(fd), "mcp-stdout"), nil
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
