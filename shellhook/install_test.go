@@ -624,3 +624,41 @@ func TestInstallRewriteIsWholeOrNothing(t *testing.T) {
 		t.Errorf("backup: %d bytes, want %d", len(got), len(before))
 	}
 }
+
+// TestUninstallInOpenShell: a shell opened before --uninstall keeps its
+// cursor-agent function, which must then run the real agent, as the
+// uninstaller says, even where the shell remembers where cursor-wrap was
+// (bash hashes a command it ran: its `type -P` then named the removed file
+// and the function failed with 127).
+func TestUninstallInOpenShell(t *testing.T) {
+	t.Parallel()
+	_, realDir := fakeAgents(t)
+	installer, err := filepath.Abs(filepath.Join("..", "scripts", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		t.Run(sh, func(t *testing.T) {
+			t.Parallel()
+			shell := shellPath(t, sh)
+			home := t.TempDir()
+			prefix := filepath.Join(home, ".local", "bin")
+			env := installEnv(t, home, prefix, shell)
+			mkdir(t, prefix)
+			copyFile(t, builtWrapper(t), filepath.Join(prefix, "cursor-wrap"))
+			install(t, env, "--no-build")
+			rec := t.TempDir()
+			shellEnv := append(slices.Clone(env), "PATH="+prefix+":"+realDir+":/usr/bin:/bin", recordEnv+"="+rec,
+				"CURSOR_WRAP_LOG_DIR="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
+			program := "cursor-wrap version >/dev/null; bash '" + installer + "' --uninstall >/dev/null; cursor-agent --version z; echo rc=$?"
+			if sh == "fish" {
+				program = strings.Replace(program, "rc=$?", "rc=$status", 1)
+			}
+			stdout, stderr := newShell(t, sh, shellEnv, program)
+			if !strings.HasSuffix(stdout, "rc=0\n") || stderr != "" {
+				t.Errorf("cursor-agent in a %s opened before --uninstall:\nstdout: %s\nstderr: %s", sh, stdout, stderr)
+			}
+			checkRan(t, rec, "--version z", "")
+		})
+	}
+}

@@ -89,9 +89,13 @@ func Script(shell, wrapper string, agents []string) (string, error) {
 	var fn string
 	switch shell {
 	case "bash":
-		fn = posixFunc("type -P", wrapper != "")
+		// bash's type -P answers from its command hash, which still names a
+		// cursor-wrap since removed (an uninstall in an open shell): assigning
+		// PATH in the command substitution empties the hash there, so the
+		// lookup searches PATH afresh, and the path found is the one run.
+		fn = posixFunc(`[ -x "$(PATH=$PATH type -P cursor-wrap)" ]`, `"$(PATH=$PATH type -P cursor-wrap)"`, wrapper != "")
 	case "zsh":
-		fn = posixFunc("whence -p", wrapper != "")
+		fn = posixFunc("whence -p cursor-wrap >/dev/null 2>&1", "cursor-wrap", wrapper != "")
 	case "fish":
 		fn = fishFunc(wrapper != "")
 	default:
@@ -145,10 +149,11 @@ func EmbeddedWrapper(function string) string {
 	return path
 }
 
-// posixFunc is the bash and zsh function; lookPath is the builtin that finds
-// an executable on PATH and ignores functions and aliases. With embed, the
-// function tries the wrapper at WRAPPER before the one on PATH.
-func posixFunc(lookPath string, embed bool) string {
+// posixFunc is the bash and zsh function; onPath is the test that a
+// cursor-wrap executable is on PATH (never a function or an alias), and
+// found the command word that runs it. With embed, the function tries the
+// wrapper at WRAPPER before the one on PATH.
+func posixFunc(onPath, found string, embed bool) string {
 	var b strings.Builder
 	b.WriteString(`unalias NAME 2>/dev/null || true
 function NAME {
@@ -160,8 +165,8 @@ function NAME {
     ` + FuncEnv + `=NAME command 'WRAPPER' --alias --agent PROFILE -- "$@"
 `)
 	}
-	b.WriteString(`  elif ` + lookPath + ` cursor-wrap >/dev/null 2>&1; then
-    ` + FuncEnv + `=NAME command cursor-wrap --alias --agent PROFILE -- "$@"
+	b.WriteString(`  elif ` + onPath + `; then
+    ` + FuncEnv + `=NAME command ` + found + ` --alias --agent PROFILE -- "$@"
   else
     command NAME "$@"
   fi

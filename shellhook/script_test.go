@@ -109,7 +109,8 @@ func TestScriptEmbedding(t *testing.T) {
 			if embedded && got != wrapper || !embedded && got != "" {
 				t.Errorf("%s, wrapper %q: embedded %q", shell, wrapper, got)
 			}
-			if n := strings.Count(script, "cursor-wrap --alias --agent claude"); n != 1 {
+			// bash runs the path its fresh PATH search found: "$(…)".
+			if n := strings.Count(script, "cursor-wrap --alias --agent claude") + strings.Count(script, "cursor-wrap)\" --alias --agent claude"); n != 1 {
 				t.Errorf("%s, wrapper %q: %d calls of cursor-wrap by name, want 1 (the PATH fallback)\n%s", shell, wrapper, n, script)
 			}
 		}
