@@ -58,6 +58,9 @@ bin=$prefix/cursor-wrap
 mcp=$prefix/cursor-wrap-mcp
 # The marker rides on the line itself, so removal matches whole lines only.
 marker='# added by cursor-wrap scripts/install.sh'
+# created ends the line in a file the script created, so that --uninstall
+# removes the file too once it holds nothing else.
+created=' (it created this file)'
 
 tilde() {
 	case $1 in
@@ -214,11 +217,17 @@ if [ "$uninstall" = 1 ]; then
 					grep -nF -- "$marker" "$rc.cursor-wrap-backup" | while IFS= read -r l; do
 						echo "$(tilde "$rc"): removed line ${l%%:*}: ${l#*:}"
 					done
-					echo "$(tilde "$rc"): the file as it was is kept as $(tilde "$rc").cursor-wrap-backup"
+					if [ ! -s "$rc" ] && grep -qF -- "$marker$created" "$rc.cursor-wrap-backup"; then
+						rm -f -- "$rc" "$rc.cursor-wrap-backup"
+						echo "$(tilde "$rc"): removed the file, which the install created and which held nothing else"
+					else
+						echo "$(tilde "$rc"): the file as it was is kept as $(tilde "$rc").cursor-wrap-backup"
+					fi
 				else
 					failed=1
 				fi
 			fi
+			[ -f "$rc" ] || continue # Removed: the install created it.
 			hand_lines "$rc" | while IFS= read -r l; do
 				echo "$(tilde "$rc"): left line ${l%%:*}, which this script did not add: ${l#*: }"
 			done
@@ -275,6 +284,9 @@ edit_rc() {
 	fi
 	line="$(init_line "$sh") $marker"
 	shown=$(tilde "$rc")
+	if [ -f "$rc" ] && grep -qF -- "$marker$created" "$rc"; then
+		line=$line$created
+	fi
 	if [ -f "$rc" ] && grep -qxF -- "$line" "$rc"; then
 		echo "$shown already has the cursor-wrap line; not changed"
 	elif [ -f "$rc" ] && grep -qF -- "$marker" "$rc"; then
@@ -303,6 +315,7 @@ edit_rc() {
 			# starts a line of its own.
 			rewrite "$rc" "$(($(awk 'END { print NR }' "$rc") + 1))" env CW_LINE="$line" awk '{ print } END { print ENVIRON["CW_LINE"] }' || exit 1
 		else
+			line=$line$created
 			echo "$line" >"$rc"
 		fi
 		echo "$shown: added line $(wc -l <"$rc" | tr -d ' '): $line"

@@ -166,6 +166,10 @@ func TestInstall(t *testing.T) {
 				sep = "\n"
 			}
 			lineNo := strings.Count(c.before+sep, "\n") + 1
+			marker := installMarker
+			if c.before == "" {
+				marker += " (it created this file)"
+			}
 
 			// Linking takes seconds on a loaded machine: one case builds.
 			var args []string
@@ -182,7 +186,7 @@ func TestInstall(t *testing.T) {
 			}
 			out := install(t, env, args...)
 			for _, want := range append(wants,
-				shown+": added line "+strconv.Itoa(lineNo)+": "+line+installMarker+"\n",
+				shown+": added line "+strconv.Itoa(lineNo)+": "+line+marker+"\n",
 				prefix+" is not on PATH: the shell line names the wrapper by its full path",
 				"check the installation with: "+filepath.Join(prefix, "cursor-wrap")+" doctor\n",
 			) {
@@ -190,7 +194,7 @@ func TestInstall(t *testing.T) {
 					t.Errorf("first run printed\n%s\nwant %q", out, want)
 				}
 			}
-			wantRC := c.before + sep + line + installMarker + "\n"
+			wantRC := c.before + sep + line + marker + "\n"
 			if got := readOrEmpty(t, rc); got != wantRC {
 				t.Errorf("rc after install:\n%q\nwant\n%q", got, wantRC)
 			}
@@ -246,7 +250,7 @@ func TestInstall(t *testing.T) {
 			for _, want := range []string{
 				"removed " + filepath.Join(prefix, "cursor-wrap") + "\n",
 				mcpGone,
-				shown + ": removed line " + strconv.Itoa(lineNo) + ": " + line + installMarker + "\n",
+				shown + ": removed line " + strconv.Itoa(lineNo) + ": " + line + marker + "\n",
 				"~/.config/cursor-wrap/config.toml, your settings: rm '" + config + "'\n",
 				"~/.cursor-wrap/logs, 2 session logs, which hold your prompts and the agents' output: rm -r '" + logs + "'\n",
 			} {
@@ -267,6 +271,8 @@ func TestInstall(t *testing.T) {
 				if fi, err := os.Lstat(rc); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 					t.Errorf("rc symlink replaced: %v", err)
 				}
+			} else if _, err := os.Lstat(rc); !errors.Is(err, os.ErrNotExist) || !strings.Contains(out, shown+": removed the file, which the install created") {
+				t.Errorf("the rc the install created is still there after uninstall (%v), or not said:\n%s", err, out)
 			}
 		})
 	}
@@ -509,7 +515,7 @@ func TestInstallDarwinBash(t *testing.T) {
 			if !strings.Contains(out, "~/"+c.want+": added line ") {
 				t.Errorf("printed\n%s\nwant the line added to ~/%s", out, c.want)
 			}
-			if got := readOrEmpty(t, want); !strings.HasSuffix(got, InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home)+installMarker+"\n") {
+			if got := readOrEmpty(t, want); !strings.Contains(got, InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home)+installMarker) {
 				t.Errorf("~/%s is\n%s", c.want, got)
 			}
 		})
