@@ -30,13 +30,18 @@
 # The first run installs the CLIs (about 1.1 GB; 15 s on a fast registry) into
 # `${REALAGENTS_CACHE:-~/.cache/cursor-wrap/realagents}` (not under /tmp:
 # Codex refuses a CODEX_HOME there). After that a run takes about a minute:
-# the cases run one after another, the four CLIs in parallel. If the CLIs are
-# not installed and the npm registry cannot be reached, it prints
-# `realagents: SKIP: npm registry unreachable` and exits 0. Versions are
+# the cases run one after another, the four CLIs in parallel. Versions are
 # pinned; override with CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION and
 # OPENCODE_VERSION. Narrow a run with REALAGENTS_AGENTS="claude codex" and
 # REALAGENTS_CASES="A C". A failed run (or any, with REALAGENTS_KEEP=1) keeps
 # its files (stdout, stderr, mock log, session logs) in the directory it names.
+#
+# When it can run no agent (the CLIs are not installed and the npm registry
+# cannot be reached, or REALAGENTS_AGENTS or REALAGENTS_CASES names none) it
+# prints `realagents: SKIP: ` and why, and exits 0; in CI on Linux (`CI` set,
+# as `.ci/run` and GitHub Actions set it) it prints `realagents: FAIL: ` and
+# why, and exits 1: a green CI step means the agents ran. Off Linux it
+# always skips.
 # -------------------------------------------------------------------------
 set -euo pipefail
 # Before anything bash 3.2 (macOS's) cannot parse.
@@ -96,6 +101,31 @@ die() {
 	exit 1
 }
 
+# skip ends a run that can run no agent, saying why: a skip, or a failure in
+# CI (the Linux-only gate above already let this through).
+skip() {
+	if [[ -n ${CI:-} && $CI != 0 && $CI != false ]]; then
+		log "FAIL: $*; in CI (CI=$CI) the real agents must run"
+		exit 1
+	fi
+	echo "realagents: SKIP: $*"
+	exit 0
+}
+
+# check_selection stops a run whose REALAGENTS_AGENTS or REALAGENTS_CASES
+# selects nothing (see skip) or names an agent or case there is not.
+check_selection() {
+	local agent kase
+	[[ ${#agents[@]} -gt 0 ]] || skip "REALAGENTS_AGENTS names no agent"
+	[[ ${#cases[@]} -gt 0 ]] || skip "REALAGENTS_CASES names no case"
+	for agent in "${agents[@]}"; do
+		[[ -v pkg[$agent] ]] || die "unknown agent $agent in REALAGENTS_AGENTS (claude codex gemini opencode)"
+	done
+	for kase in "${cases[@]}"; do
+		[[ $kase == [ABC] ]] || die "unknown case $kase in REALAGENTS_CASES (A B C)"
+	done
+}
+
 prefix_of() { printf '%s/%s-%s' "$cache" "$1" "${version[$1]}"; }
 bin_of() { printf '%s/bin/%s' "$(prefix_of "$1")" "$1"; }
 is_elf() { [[ $(head -c 4 "$1" 2>/dev/null) == $'\x7fELF' ]]; }
@@ -151,8 +181,7 @@ install_missing() {
 	done
 	[[ ${#missing[@]} -gt 0 ]] || return 0
 	if ! timeout 30 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1; then
-		echo "realagents: SKIP: npm registry unreachable"
-		exit 0
+		skip "npm registry unreachable, and ${missing[*]} not installed in $cache"
 	fi
 	for agent in "${missing[@]}"; do
 		install_one "$agent" &
@@ -384,7 +413,9 @@ judge() {
 				ok=0
 			fi
 		else
+			# The checks that read the log cannot run: a failure, not a pass.
 			got+=", no session log"
+			ok=0
 		fi
 		[[ -z $left ]] || ok=0
 	fi
@@ -448,6 +479,7 @@ inner() {
 }
 
 if [[ -z ${_REALAGENTS_RUN_DIR:-} ]]; then
+	check_selection
 	session=$(cat /proc/sys/kernel/random/uuid)
 	outer
 else
