@@ -86,7 +86,7 @@ func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...
 	j := &job.Job{
 		Cmd: job.Command{Profile: stream.Cursor, Path: self, Args: append([]string{fakeagent.Subcommand}, steps...),
 			Env: os.Environ(), Mode: stream.Events, Direct: true},
-		Live: job.NewLive(cfg), Stdout: stdout, Stderr: os.Stderr, Tap: n, NoRestart: true,
+		Live: job.NewLive(cfg), IO: ptyproxy.IO{Stdout: stdout, Stderr: os.Stderr}, Tap: n, NoRestart: true,
 	}
 	res, err := j.Run(context.Background())
 	if err != nil {

@@ -81,8 +81,8 @@ func wrap(args []string) int {
 		stdout = closedStdout{}
 	}
 	j := &job.Job{
-		Cmd: cmd, Live: live, Stdout: stdout, Stderr: console, Console: console.Handler(live.Level()),
-		Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
+		Cmd: cmd, Live: live, Console: console.Handler(live.Level()),
+		IO: ptyproxy.IO{Stdout: stdout, Stderr: console, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize},
 	}
 	// A stdin that is not a terminal holds the prompt, or context beside a
 	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):

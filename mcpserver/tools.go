@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
 )
 
@@ -76,7 +77,7 @@ func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, in runInpu
 		r.mu.Unlock()
 	})
 	r.job = &job.Job{
-		Cmd: cmd, Live: s.opts.Live, Stdout: r.out, Stderr: r.stderr, Console: s.opts.Console,
+		Cmd: cmd, Live: s.opts.Live, IO: ptyproxy.IO{Stdout: r.out, Stderr: r.stderr}, Console: s.opts.Console,
 		Call: &r.lim, NoRestart: true, OnStatus: r.onStatus, OnEvent: r.onEvent, OnSession: r.onSession,
 	}
 	r.ctx, r.cancel = context.WithCancelCause(s.base)

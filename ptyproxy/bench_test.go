@@ -259,7 +259,7 @@ func runBench(b *testing.B, self string, size, n int, logged bool) {
 		Path:       self,
 		Args:       []string{fakeagent.Subcommand, "lines", strconv.Itoa(n), strconv.Itoa(size)},
 		Env:        agentEnv(),
-		Stdout:     out,
+		IO:         IO{Stdout: out},
 		Parse:      stream.Parse,
 		Thresholds: fast(),
 		Tick:       5 * time.Second,

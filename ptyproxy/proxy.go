@@ -38,11 +38,7 @@ type Options struct {
 	Env  []string // its environment
 	Dir  string   // its working directory, "" for the wrapper's
 
-	// Stdin is copied to the agent's stdin, which is closed at its end;
-	// nil closes the agent's stdin at once.
-	Stdin  io.Reader
-	Stdout io.Writer // the agent's output, byte for byte
-	Stderr io.Writer // the agent's stderr, as it arrives
+	IO
 
 	// Parse reads one output line. Nil watches bytes only: no events, no
 	// tool calls, no terminal event (for output formats that are not JSON).
@@ -61,10 +57,7 @@ type Options struct {
 	Tick       time.Duration // longest wait between two checks
 	KillGrace  time.Duration // from SIGTERM to SIGKILL
 
-	WinSize WinSize          // the PTY's size; zero for DefaultWinSize
-	Resize  <-chan WinSize   // later sizes (the wrapper's terminal resized)
-	Signals <-chan os.Signal // signals to pass on: the attempt is stopped
-	Reload  <-chan Reload    // new thresholds from the config file
+	Reload <-chan Reload // new thresholds from the config file
 
 	Log     *sessionlog.Recorder // the session log; nil for none
 	Console *slog.Logger         // the wrapper's own messages; nil for none
@@ -73,6 +66,20 @@ type Options struct {
 	// OnStatus is called with the watchdog's view after each check and
 	// batch of output, for a live status line; nil for none.
 	OnStatus func(Status)
+}
+
+// IO is where an attempt's input comes from and its output goes, and the
+// terminal it runs in: what the caller of a run gives every attempt alike.
+type IO struct {
+	// Stdin is copied to the agent's stdin, which is closed at its end;
+	// nil closes the agent's stdin at once.
+	Stdin  io.Reader
+	Stdout io.Writer // the agent's output, byte for byte
+	Stderr io.Writer // the agent's stderr, as it arrives
+
+	WinSize WinSize          // the PTY's size; zero for DefaultWinSize
+	Resize  <-chan WinSize   // later sizes (the wrapper's terminal resized)
+	Signals <-chan os.Signal // signals to pass on: the attempt is stopped
 }
 
 // Reload carries a config change to a running attempt.

@@ -291,7 +291,7 @@ func TestByteIdentical(t *testing.T) {
 	// The agent reads the whole file before its first line.
 	th := fast()
 	th.IdleTimeout = 20 * time.Second
-	res, _ := runAgent(t, Options{Stdout: got, Thresholds: th}, "replay", file, "1000000")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: got}, Thresholds: th}, "replay", file, "1000000")
 	if got.n != want.n || got.sum() != want.sum() {
 		t.Fatalf("stdout differs: got %d bytes (sha %s), want %d (sha %s); outcome %+v", got.n, got.sum(), want.n, want.sum(), res)
 	}
@@ -321,7 +321,7 @@ func (d *digest) sum() string { return hex.EncodeToString(d.h.Sum(nil)[:8]) }
 // inherited ignored signals, its own session and group.
 func TestTTY(t *testing.T) {
 	t.Parallel()
-	res, out := runAgent(t, Options{WinSize: WinSize{Rows: 50, Cols: 200}}, "tty", "line", "a\nb")
+	res, out := runAgent(t, Options{IO: IO{WinSize: WinSize{Rows: 50, Cols: 200}}}, "tty", "line", "a\nb")
 	r := out.jsonLines("tty")
 	if len(r) != 1 {
 		t.Fatalf("no tty report in %q", out.bytes())
@@ -358,7 +358,7 @@ func TestDefaultSizeAndResize(t *testing.T) {
 			}
 		}
 	}
-	runAgent(t, Options{Stdout: out, Resize: resize}, "tty", "sleep", "300ms", "tty")
+	runAgent(t, Options{IO: IO{Stdout: out, Resize: resize}}, "tty", "sleep", "300ms", "tty")
 	r := out.jsonLines("tty")
 	if len(r) != 2 {
 		t.Fatalf("want 2 tty reports, got %q", out.bytes())
@@ -390,7 +390,7 @@ func TestStdin(t *testing.T) {
 	t.Parallel()
 	input := bytes.Repeat([]byte("prompt "), 150000) // larger than a pipe
 	s := sha256.Sum256(input)
-	_, out := runAgent(t, Options{Stdin: bytes.NewReader(input)}, "stdin")
+	_, out := runAgent(t, Options{IO: IO{Stdin: bytes.NewReader(input)}}, "stdin")
 	r := out.jsonLines("stdin")
 	if len(r) != 1 || r[0]["bytes"] != float64(len(input)) || r[0]["sha256"] != hex.EncodeToString(s[:]) {
 		t.Fatalf("agent read %v", r)
@@ -416,7 +416,7 @@ func TestExitStatus(t *testing.T) {
 	t.Run("SIGSEGV", func(t *testing.T) {
 		t.Parallel()
 		// The Go runtime turns SIGSEGV into exit 2, so a shell plays the agent.
-		res, err := Run(context.Background(), Options{Path: "/bin/sh", Args: []string{"-c", "kill -SEGV $$"}, Stdout: io.Discard, Thresholds: fast()})
+		res, err := Run(context.Background(), Options{Path: "/bin/sh", Args: []string{"-c", "kill -SEGV $$"}, IO: IO{Stdout: io.Discard}, Thresholds: fast()})
 		if err != nil || res.ExitSignal != syscall.SIGSEGV || res.ExitCode != -1 {
 			t.Errorf("outcome %+v, %v", res, err)
 		}
@@ -436,7 +436,7 @@ func TestStartErrors(t *testing.T) {
 	notExec := filepath.Join(dir, "agent")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
 	for path, want := range map[string]error{filepath.Join(dir, "missing"): ErrNotFound, notExec: ErrNotExecutable, dir: ErrNotExecutable} {
-		_, err := Run(context.Background(), Options{Path: path, Stdout: io.Discard})
+		_, err := Run(context.Background(), Options{Path: path, IO: IO{Stdout: io.Discard}})
 		if !errors.Is(err, want) {
 			t.Errorf("Run(%s) = %v, want %v", path, err, want)
 		}
@@ -501,7 +501,7 @@ func TestStoppedAgent(t *testing.T) {
 			syscall.Kill(tty.Pid, syscall.SIGSTOP)
 		}
 	}
-	res, _ := runAgent(t, Options{Stdout: out, Thresholds: th, KillGrace: 10 * time.Second}, "tty", "hang")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: out}, Thresholds: th, KillGrace: 10 * time.Second}, "tty", "hang")
 	if res.Cause != Hung || res.ExitSignal != syscall.SIGTERM {
 		t.Fatalf("outcome %+v", res)
 	}
@@ -556,7 +556,7 @@ func TestOverdue(t *testing.T) {
 func TestDownstreamClosed(t *testing.T) {
 	t.Parallel()
 	out := &output{fail: syscall.EPIPE}
-	res, _ := runAgent(t, Options{Stdout: out}, "line", "x", "hang")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: out}}, "line", "x", "hang")
 	if res.Cause != Downstream || res.ExitSignal != syscall.SIGTERM {
 		t.Errorf("outcome %+v", res)
 	}
@@ -575,7 +575,7 @@ func TestSignalForwarded(t *testing.T) {
 		default:
 		}
 	}
-	res, _ := runAgent(t, Options{Stdout: out, Signals: sigs}, "line", "ready", "hang")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: out, Signals: sigs}}, "line", "ready", "hang")
 	if res.Cause != Interrupted || res.Signal != syscall.SIGINT || res.ExitSignal != syscall.SIGINT {
 		t.Errorf("outcome %+v", res)
 	}
@@ -593,7 +593,7 @@ func TestCancel(t *testing.T) {
 		cancel()
 	}
 	res, err := Run(ctx, Options{Path: self, Args: []string{fakeagent.Subcommand, "ignore-term", "line", "x", "hang"},
-		Env: agentEnv(), Stdout: out, Parse: stream.Parse, Thresholds: fast(), KillGrace: 10 * time.Second})
+		Env: agentEnv(), IO: IO{Stdout: out}, Parse: stream.Parse, Thresholds: fast(), KillGrace: 10 * time.Second})
 	if err != nil || res.Cause != Cancelled || res.ExitSignal != syscall.SIGKILL {
 		t.Errorf("Run = %+v, %v", res, err)
 	}
@@ -658,7 +658,7 @@ func TestFastExitSlowReader(t *testing.T) {
 	w := &slowWriter{}
 	self, _ := os.Executable()
 	res, err := Run(context.Background(), Options{Path: self, Args: []string{fakeagent.Subcommand, "big", "65536", "line", "end", "exit", "0"},
-		Env: agentEnv(), Stdout: w, Parse: stream.Parse, Thresholds: fast()})
+		Env: agentEnv(), IO: IO{Stdout: w}, Parse: stream.Parse, Thresholds: fast()})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run = %+v, %v", res, err)
 	}
@@ -751,7 +751,7 @@ func TestHardTimeoutWhileFlowing(t *testing.T) {
 			SendReload(reload, Reload{Thresholds: th})
 		}
 	}
-	res, _ := runAgent(t, Options{Stdout: out, Thresholds: fast(), Reload: reload}, "tick", "3000", "1ms")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: out}, Thresholds: fast(), Reload: reload}, "tick", "3000", "1ms")
 	if res.Cause != Hung || res.Reason.Kind != watchdog.KindDeadline || res.Reason.Threshold != hard {
 		t.Fatalf("outcome %+v", res)
 	}
@@ -818,7 +818,7 @@ func TestDrainBounded(t *testing.T) {
 func TestDrainSlowReader(t *testing.T) {
 	t.Parallel()
 	out := &output{delay: 20 * time.Millisecond}
-	res, _ := runAgent(t, Options{Stdout: out}, "lines", "2000", "100", "exit", "0")
+	res, _ := runAgent(t, Options{IO: IO{Stdout: out}}, "lines", "2000", "100", "exit", "0")
 	if got := bytes.Count(out.bytes(), []byte("\n")); got != 2000 || res.Lines != 2000 {
 		t.Errorf("%d lines forwarded, %d seen, want 2000", got, res.Lines)
 	}
@@ -838,7 +838,7 @@ func TestOrphanByAncestry(t *testing.T) {
 	var once sync.Once
 	first := &output{onNL: func([]byte) { once.Do(func() { close(started) }) }}
 	go func() {
-		res, _ := runAgent(t, Options{Stdout: first}, "line", "x", "sleep", "1500ms", "line", `{"type":"result"}`, "exit", "0")
+		res, _ := runAgent(t, Options{IO: IO{Stdout: first}}, "line", "x", "sleep", "1500ms", "line", `{"type":"result"}`, "exit", "0")
 		other <- res
 	}()
 	<-started // The other attempt is running before this one starts.

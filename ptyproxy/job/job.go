@@ -30,11 +30,10 @@ import (
 type Job struct {
 	Cmd  Command
 	Live *Live
-	// Stdin is copied to the first attempt's stdin (and replayed to a
-	// rerun of the original command); nil gives the agent an empty stdin.
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer // the agent's stderr, as it arrives
+	// IO is every attempt's, but Stdin goes to the first attempt (and is
+	// replayed to a rerun of the original command); a nil Stdin gives the
+	// agent an empty one.
+	ptyproxy.IO
 	// Console takes the wrapper's own messages; they are redacted here.
 	Console slog.Handler
 	// Call, when set, fixes the run's idle and hard timeouts (an MCP
@@ -44,9 +43,6 @@ type Job struct {
 	// caller resumes by itself.
 	NoRestart bool
 
-	Signals  <-chan os.Signal
-	WinSize  ptyproxy.WinSize
-	Resize   <-chan ptyproxy.WinSize
 	OnStatus func(ptyproxy.Status)
 	// OnSession is called when an attempt's stream names its session.
 	OnSession func(id string)
@@ -294,14 +290,14 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 			j.OnSession(id)
 		}
 	}
+	stdio := j.IO
+	stdio.Stdin = stdin
 	out, err := ptyproxy.Run(ctx, ptyproxy.Options{
 		Path:        j.Cmd.Path,
 		Args:        args,
 		Env:         j.Cmd.Env,
 		Dir:         j.Cmd.Dir,
-		Stdin:       stdin,
-		Stdout:      j.Stdout,
-		Stderr:      j.Stderr,
+		IO:          stdio,
 		Parse:       j.parse(),
 		StderrError: j.Cmd.Profile.Stderr,
 		KeepOrphans: cfg.KeepOrphans,
@@ -309,9 +305,6 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		Tick:        cfg.TickInterval,
 		KillGrace:   cfg.KillGrace,
 		Reload:      reloads,
-		WinSize:     j.WinSize,
-		Resize:      j.Resize,
-		Signals:     j.Signals,
 		Log:         rec,
 		Console:     j.console,
 		OnSession:   onSession,

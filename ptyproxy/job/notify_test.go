@@ -54,7 +54,7 @@ func fakeJob(t *testing.T, cfg Config, prompt string, steps ...string) *Job {
 	encoded, _ := json.Marshal(steps)
 	env := append(os.Environ(), fakeagent.StepsEnv+"="+string(encoded))
 	cmd := Command{Profile: stream.Cursor, Path: agentBin, Args: []string{"-p", "--output-format", "stream-json", prompt}, Env: env, Mode: stream.Events}
-	return &Job{Cmd: cmd, Live: NewLive(cfg), Stdout: io.Discard, Stderr: io.Discard}
+	return &Job{Cmd: cmd, Live: NewLive(cfg), IO: ptyproxy.IO{Stdout: io.Discard, Stderr: io.Discard}}
 }
 
 func initLine(id string) string {
