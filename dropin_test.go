@@ -14,7 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 // The tests in this file hold the drop-in promise: what a user types gets

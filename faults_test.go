@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 // The fault suite: each way the wrapper was found to hang, leak or lie,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cursor-wrap/scripts/testenv"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -26,6 +28,11 @@ import (
 var wrapperBin, agentBin string
 
 func TestMain(m *testing.M) {
+	home, err := testenv.IsolateHome()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "cursor-wrap-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,6 +54,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(home)
 	os.Exit(code)
 }
 

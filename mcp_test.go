@@ -21,7 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 // inspector is the MCP Inspector's CLI, pinned: the newest release that

@@ -23,7 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"

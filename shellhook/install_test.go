@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 const installMarker = " # added by cursor-wrap scripts/install.sh"

@@ -1,6 +1,7 @@
 package shellhook
 
 import (
+	"cursor-wrap/scripts/testenv"
 	"fmt"
 	"io"
 	"os"
@@ -21,10 +22,16 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(recordEnv); dir != "" {
 		os.Exit(record(dir))
 	}
+	home, err := testenv.IsolateHome()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	os.RemoveAll(home)
 	os.Exit(code)
 }
 

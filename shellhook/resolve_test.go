@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 // newSelf makes a stand-in for the wrapper's own executable.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/stream"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"cursor-wrap/internal/testenv"
+	"cursor-wrap/scripts/testenv"
 )
 
 var t0 = time.UnixMilli(1795646667106)
