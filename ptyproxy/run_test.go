@@ -23,9 +23,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
