@@ -93,7 +93,7 @@ func wrap(args []string) int {
 	if live.Config().Status {
 		var latest atomic.Pointer[ptyproxy.Status]
 		j.OnStatus = func(st ptyproxy.Status) { latest.Store(&st) }
-		stop := drawStatus(console, &latest, j.Redact)
+		stop := drawStatus(console, &latest, cmd.Profile, j.Redact)
 		defer stop()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -138,9 +138,10 @@ func (closedStdout) Write([]byte) (int, error) {
 }
 
 // drawStatus redraws the status line from the latest snapshot four times
-// a second, on a terminal only, with the command's secrets masked (a tool
-// call's command can hold one); the returned func erases it for good.
-func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Status], redact func([]byte) []byte) func() {
+// a second, on a terminal only, in the words of the agent's profile, with
+// the command's secrets masked (a tool call's command can hold one); the
+// returned func erases it for good.
+func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Status], profile *stream.Profile, redact func([]byte) []byte) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -154,7 +155,7 @@ func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Sta
 				return
 			case now := <-tick.C:
 				if st := latest.Load(); st != nil {
-					console.Status(string(redact([]byte(st.Line(now)))))
+					console.Status(string(redact([]byte(st.Line(now, profile)))))
 				}
 			}
 		}

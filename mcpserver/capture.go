@@ -32,12 +32,14 @@ type capture struct {
 	// which come on a change of open calls or verdict, or with the tick.
 	event   string
 	eventAt time.Time
-	// onPhase is called when a line moves the agent to another phase.
+	// onPhase is called when a line moves the agent to another phase, in
+	// the words of its profile.
 	onPhase func()
+	profile *stream.Profile
 }
 
-func newCapture(onPhase func()) *capture {
-	c := &capture{onPhase: onPhase}
+func newCapture(profile *stream.Profile, onPhase func()) *capture {
+	c := &capture{onPhase: onPhase, profile: profile}
 	c.split = stream.NewSplitter(maxEventBytes+redactMargin, func(l stream.Line) {
 		if len(c.lines) == maxEvents {
 			c.lines = slices.Delete(c.lines, 0, 1)
@@ -81,12 +83,12 @@ func (c *capture) noteEvent(ev stream.Event) {
 		return
 	}
 	name := ev.Label()
-	next, _ := phaseOf(name)
+	next := c.profile.Phase(name)
 	c.mu.Lock()
-	prev, _ := phaseOf(c.event)
+	first, prev := c.event == "", c.profile.Phase(c.event)
 	c.event, c.eventAt = name, time.Now()
 	c.mu.Unlock()
-	if next != prev {
+	if first || next != prev {
 		c.onPhase()
 	}
 }

@@ -3,17 +3,15 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -57,6 +55,7 @@ type view struct {
 	running int              // agents running, while queued
 	limit   int              // [mcp] max_concurrent, while queued
 	status  *ptyproxy.Status // the latest snapshot of the agent, nil before
+	profile *stream.Profile  // the agent's, for the words of its stream
 	// The last line's event and output, which may be newer than status.
 	event   string
 	eventAt time.Time
@@ -64,138 +63,51 @@ type view struct {
 }
 
 // describe says where a run is at now: key names its phase (a new key is
-// worth a notification at once) and text says it for a person; key is ""
-// before the run is either queued or started. Times in a snapshot are
-// moved on to now.
+// worth a notification at once) and text says it for a person, as the
+// status line does (ptyproxy.Status.Activity); key is "" before the run
+// is either queued or started. Times in a snapshot are moved on to now.
 func describe(v view, now time.Time) (key, text string) {
 	switch {
 	case !v.started && !v.queued:
 		return "", ""
 	case !v.started:
-		return "queued", fmt.Sprintf("queued: %d of %d agents running, waited %s", v.running, v.limit, clock(now.Sub(v.arrived)))
+		return "queued", fmt.Sprintf("queued: %d of %d agents running, waited %s", v.running, v.limit, watchdog.Round(max(now.Sub(v.arrived), 0)))
 	case v.status == nil:
 		return "starting", "starting the agent"
 	}
 	st := *v.status
-	r := st.Reason
-	switch {
-	case st.Phase == ptyproxy.Stopping && st.Verdict == watchdog.Hang:
-		return "stopping", "hang detected (" + r.Kind + "); killing the agent's process tree"
-	case st.Phase == ptyproxy.Stopping:
-		return "stopping", "stopping the agent's process tree"
-	case st.Phase == ptyproxy.Exiting:
-		return "exiting", "the agent exited; reading its last output"
-	case r.Kind == watchdog.KindExit:
-		return "answered", "answer complete; waiting for the agent to exit"
+	st.Reason, st.Now = st.Reason.MovedOn(now.Sub(st.Now)), now
+	if v.eventAt.After(v.status.Now) {
+		st.Reason.LastEventType = v.event
 	}
-	r = advance(r, now.Sub(st.Now))
-	if v.eventAt.After(st.Now) {
-		r.LastEventType = v.event
+	if v.output.After(v.status.Now) {
+		st.Reason.Silence = now.Sub(v.output)
 	}
-	if v.output.After(st.Now) {
-		r.Silence = now.Sub(v.output)
+	a := st.Activity(now, v.profile)
+	if a.FromStream {
+		a.Text += notes(st.Reason)
 	}
-	key, text = activity(r, len(r.OpenCalls))
-	if st.Verdict == watchdog.Warn {
-		return "warn", text + "; " + imminent(r)
+	if st.Phase == ptyproxy.Running && st.Verdict == watchdog.Warn {
+		return "warn", a.Text + "; " + st.Reason.Imminent()
 	}
-	return key, text
+	return a.Key, a.Text
 }
 
-// advance moves the times in a reason on by d, to the present.
-func advance(r watchdog.Reason, d time.Duration) watchdog.Reason {
-	r.Silence += d
-	r.Elapsed += d
-	r.DueIn -= d
-	r.OpenCalls = slices.Clone(r.OpenCalls)
-	for i := range r.OpenCalls {
-		r.OpenCalls[i].Elapsed += d
-	}
-	return r
-}
-
-// phaseOf names the phase a stream is in after a line of this event type
-// ("type/subtype"), when no tool call is open.
-func phaseOf(event string) (key, text string) {
-	switch {
-	case event == "" || event == "start" || strings.HasPrefix(event, "system"):
-		return "starting", "starting"
-	case strings.HasPrefix(event, "thinking"):
-		return "thinking", "thinking"
-	case strings.HasPrefix(event, "assistant"):
-		return "writing", "writing reply"
-	}
-	return "working", "working"
-}
-
-// activity says what the agent is doing, from its stream; open is how
-// many calls are open, of which r may list only the first.
-func activity(r watchdog.Reason, open int) (key, text string) {
-	if n := open; n > 0 && len(r.OpenCalls) > 0 {
-		c := r.OpenCalls[0]
-		text = fmt.Sprintf("running %s: %s (%s of %s)", c.Kind, cut(oneLine(c.Command), 60), clock(c.Elapsed), clock(c.Budget))
-		if n > 1 {
-			text += fmt.Sprintf(" and %d more", n-1)
-		}
-		return "tool " + strconv.Itoa(n) + " " + c.ID, text
-	}
-	key, text = phaseOf(r.LastEventType)
+// notes adds what the stream's silence says to the words of its last
+// line: how long, once it is long enough to mention, and whether the
+// agent's processes were busy meanwhile.
+func notes(r watchdog.Reason) string {
 	var notes []string
 	if r.Silence >= quietAfter {
-		notes = append(notes, "silent "+clock(r.Silence))
+		notes = append(notes, "silent "+watchdog.Round(r.Silence))
 	}
 	if r.Evidence.Extended > 0 {
 		notes = append(notes, "agent busy")
 	}
-	if len(notes) > 0 {
-		text += " (" + strings.Join(notes, ", ") + ")"
+	if len(notes) == 0 {
+		return ""
 	}
-	return key, text
-}
-
-// imminent says when the hang the verdict warns of will be declared.
-func imminent(r watchdog.Reason) string {
-	due := clock(r.DueIn)
-	if r.Kind == watchdog.KindDeadline {
-		return "the hard timeout of " + clock(r.Threshold) + " stops it in " + due
-	}
-	return "no output for " + clock(r.Silence) + "; it will be stopped in " + due + " unless it speaks"
-}
-
-// clock formats a duration to the nearest second, or millisecond below a
-// second: 45s, 1m23s, 300ms.
-func clock(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
-
-// oneLine puts s on one line, each run of white space one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// plain makes the agent's text fit to show: invalid UTF-8, control
-// characters (escape sequences, carriage returns, bells) and bidirectional
-// overrides become spaces.
-func plain(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-}
-
-// cut returns s cut to max runes, "..." marking a cut.
-func cut(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-3]) + "..."
+	return " (" + strings.Join(notes, ", ") + ")"
 }
 
 // cutBytes returns s cut to at most n bytes, at a rune boundary.
@@ -228,7 +140,7 @@ func (r *run) follow(ctx context.Context, ss *mcp.ServerSession, token any, unti
 			if key, text := describe(r.view(), now); key != "" && p.due(key, now) {
 				// Progress must grow with each notification.
 				progress = max(progress+0.001, now.Sub(r.arrived).Seconds())
-				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: plain(r.redact(text)), Progress: progress}) // A gone client is no error of ours.
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: stream.Display(r.redact(text)), Progress: progress}) // A gone client is no error of ours.
 			}
 			wait = p.wait(now)
 		}
@@ -290,14 +202,17 @@ type warning struct {
 // warningText says what the warning before a hang kill says, from the
 // reason cleaned and moved on to the moment of the warning.
 func (r *run) warningText(rs sentReason) string {
-	_, doing := activity(rs.Reason, rs.count)
-	return plain(r.redact("agent hang imminent: " + doing + "; " + imminent(rs.Reason)))
+	a := ptyproxy.Status{Reason: rs.Reason}.Activity(time.Time{}, r.job.Cmd.Profile)
+	if a.FromStream {
+		a.Text += notes(rs.Reason)
+	}
+	return stream.Display(r.redact("agent hang imminent: " + a.Text + "; " + rs.Imminent()))
 }
 
 // warn tells the client a hang kill is near, once per impending hang.
 func (r *run) warn(st ptyproxy.Status, now time.Time) {
 	rs := r.cleanReason(st.Reason)
-	rs.Reason = advance(rs.Reason, now.Sub(st.Now))
+	rs.Reason = rs.MovedOn(now.Sub(st.Now))
 	w := warning{
 		Message:   r.warningText(rs),
 		RunID:     r.id,

@@ -1,12 +1,11 @@
 package mcpserver
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -50,7 +49,7 @@ func TestPacer(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	t.Parallel()
 	running := func(v watchdog.Verdict, r watchdog.Reason) view {
-		return view{started: true, status: &ptyproxy.Status{Now: t0, Started: t0.Add(-time.Minute), Verdict: v, Reason: r}}
+		return view{started: true, profile: stream.Cursor, status: &ptyproxy.Status{Now: t0, Started: t0.Add(-time.Minute), Verdict: v, Reason: r}}
 	}
 	npm := watchdog.OpenCall{ID: "c1", Kind: "shellToolCall", Command: "npm\n test", Elapsed: 40 * time.Second, Budget: 2 * time.Minute}
 	for _, tc := range []struct {
@@ -69,19 +68,21 @@ func TestDescribe(t *testing.T) {
 		{"two tools", running(watchdog.Waiting, watchdog.Reason{OpenCalls: []watchdog.OpenCall{npm, {ID: "c2", Kind: "readToolCall"}}}), 0,
 			"tool 2 c1", "running shellToolCall: npm test (40s of 2m0s) and 1 more", false},
 		{"writing, busy", running(watchdog.OK, watchdog.Reason{LastEventType: "assistant", Silence: 38 * time.Second, Evidence: watchdog.Evidence{Extended: time.Second}}), 2 * time.Second,
-			"writing", "writing reply (silent 40s, agent busy)", false},
+			"writing", "writing (silent 40s, agent busy)", false},
 		{"thinking", running(watchdog.OK, watchdog.Reason{LastEventType: "thinking/delta", Silence: time.Second}), 0, "thinking", "thinking", false},
-		{"just started", running(watchdog.OK, watchdog.Reason{LastEventType: "system/init"}), 0, "starting", "starting", false},
+		{"just started", running(watchdog.OK, watchdog.Reason{LastEventType: "system/init"}), 0, "waiting", "waiting for the model", false},
+		{"before any line", running(watchdog.OK, watchdog.Reason{LastEventType: "start"}), 0, "starting", "starting", false},
 		{"newer line than the snapshot", func() view {
 			v := running(watchdog.OK, watchdog.Reason{LastEventType: "system/init", Silence: time.Second})
 			v.event, v.eventAt, v.output = "thinking/delta", t0.Add(time.Second), t0.Add(time.Second)
 			return v
 		}(), 7 * time.Second, "thinking", "thinking (silent 6s)", false},
-		{"other", running(watchdog.OK, watchdog.Reason{LastEventType: "tool_call/completed", Silence: 6 * time.Second}), 0, "working", "working (silent 6s)", false},
+		{"model's turn", running(watchdog.OK, watchdog.Reason{LastEventType: "tool_call/completed", Silence: 6 * time.Second}), 0, "waiting", "waiting for the model (silent 6s)", false},
+		{"other", running(watchdog.OK, watchdog.Reason{LastEventType: "result/success"}), 0, "working", "working (last: result/success)", false},
 		{"warn idle", running(watchdog.Warn, watchdog.Reason{Kind: watchdog.KindIdle, LastEventType: "assistant", Silence: 45 * time.Second, DueIn: 15 * time.Second}), 5 * time.Second,
-			"warn", "writing reply (silent 50s); no output for 50s; it will be stopped in 10s unless it speaks", false},
+			"warn", "writing (silent 50s); no output for 50s; the agent will be stopped in 10s unless it speaks", false},
 		{"warn deadline", running(watchdog.Warn, watchdog.Reason{Kind: watchdog.KindDeadline, LastEventType: "thinking", Threshold: time.Hour, DueIn: 30 * time.Second}), 0,
-			"warn", "thinking; the hard timeout of 1h0m0s stops it in 30s", false},
+			"warn", "thinking; the hard timeout of 1h0m0s stops the agent in 30s", false},
 		{"answered", running(watchdog.OK, watchdog.Reason{Kind: watchdog.KindExit}), 0, "answered", "answer complete; waiting for the agent to exit", false},
 		{"hang", view{started: true, status: &ptyproxy.Status{Now: t0, Phase: ptyproxy.Stopping, Verdict: watchdog.Hang, Reason: watchdog.Reason{Kind: "idle"}}}, 0,
 			"stopping", "hang detected (idle); killing the agent's process tree", false},
@@ -90,31 +91,6 @@ func TestDescribe(t *testing.T) {
 		key, text := describe(tc.v, t0.Add(tc.d))
 		if key != tc.key || text != tc.text {
 			t.Errorf("%s: describe = %q, %q; want %q, %q", tc.name, key, text, tc.key, tc.text)
-		}
-	}
-}
-
-// TestActivityCountsEveryOpenCall: a warning's reason lists at most
-// maxOpenCalls calls; the words count all that are open.
-func TestActivityCountsEveryOpenCall(t *testing.T) {
-	t.Parallel()
-	listed := make([]watchdog.OpenCall, maxOpenCalls)
-	for i := range listed {
-		listed[i] = watchdog.OpenCall{ID: fmt.Sprint("c", i), Kind: "shellToolCall", Command: "make", Budget: time.Minute}
-	}
-	_, text := activity(watchdog.Reason{OpenCalls: listed}, 100)
-	if !strings.HasSuffix(text, " and 99 more") {
-		t.Errorf("activity says %q, want the 99 other open calls counted", text)
-	}
-}
-
-func TestClock(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		-time.Second: "0s", 0: "0s", 300 * time.Millisecond: "300ms", 1500 * time.Millisecond: "2s", 1499 * time.Millisecond: "1s", 83 * time.Second: "1m23s",
-	} {
-		if got := clock(d); got != want {
-			t.Errorf("clock(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -281,7 +282,7 @@ func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {
 		s = fmt.Sprintf("The agent exited with status %d without giving a result.", out.ExitCode)
 	}
 	if l := lastLine(stderr); l != "" {
-		s += fmt.Sprintf(" Its last line on stderr: %q.", cut(plain(l), 200))
+		s += fmt.Sprintf(" Its last line on stderr: %q.", stream.Cut(stream.Display(l), 200))
 	}
 	return s
 }

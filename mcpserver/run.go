@@ -232,7 +232,7 @@ const (
 // it is cut (a secret cut first would no longer be recognized), on one
 // line, no control characters, at most max runes.
 func (r *run) clean(s string, max int) string {
-	return cut(oneLine(plain(r.redact(s))), max)
+	return stream.Cut(stream.Display(r.redact(s)), max)
 }
 
 // cleanReason returns a watchdog reason fit to send: its open calls'
@@ -253,7 +253,7 @@ func (r *run) cleanReason(rs watchdog.Reason) sentReason {
 func (r *run) view() view {
 	running, limit := r.s.gate.counts()
 	r.mu.Lock()
-	v := view{arrived: r.arrived, queued: r.queued, started: r.started, running: running, limit: limit}
+	v := view{arrived: r.arrived, queued: r.queued, started: r.started, running: running, limit: limit, profile: r.job.Cmd.Profile}
 	st := r.status
 	r.mu.Unlock()
 	if st != nil {
@@ -274,7 +274,7 @@ func (r *run) phase(now time.Time) string {
 	if text == "" {
 		text = "queued"
 	}
-	return plain(r.redact(text))
+	return stream.Display(r.redact(text))
 }
 
 // cancelledEarly is the result of a run cancelled before its agent

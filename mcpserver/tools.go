@@ -10,6 +10,8 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 const runAgentDoc = `Run a coding agent (cursor-agent by default) headless on a task, in a workspace, and wait in this one call for its final answer. ` +
@@ -71,7 +73,7 @@ func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, in runInpu
 		stderr: newTail(maxStderr), session: req.Session, logCtx: context.WithoutCancel(ctx),
 		wake: make(chan struct{}, 1), done: make(chan struct{}), changed: make(chan struct{}),
 	}
-	r.out = newCapture(func() {
+	r.out = newCapture(cmd.Profile, func() {
 		r.mu.Lock()
 		r.notifyLocked()
 		r.mu.Unlock()
@@ -170,7 +172,7 @@ func (s *Server) lookup(id string) (*run, *mcp.CallToolResult) {
 		return r, nil
 	}
 	return nil, refused(codeUnknown, kindUnknown, fmt.Sprintf("No run has run_id %q: it was never started by this server, or it ended more than %s ago or before the last %d results kept, or the server has restarted since.",
-		cut(plain(id), 80), keepFor, keepEnded), "call agent_sessions to list the runs this server knows; a session_id from an ended run can still be resumed with start_agent")
+		stream.Cut(stream.Display(id), 80), keepFor, keepEnded), "call agent_sessions to list the runs this server knows; a session_id from an ended run can still be resumed with start_agent")
 }
 
 // waitAgent is the wait_agent tool.
@@ -208,12 +210,12 @@ func (r *run) report() *mcp.CallToolResult {
 		return f.toolResult(&since)
 	}
 	w.Phase, w.LogPath = r.phase(now), r.logPath()
-	text := fmt.Sprintf("Run %s is %s after %s: %s.", r.id, w.State, clock(now.Sub(r.arrived)), w.Phase)
+	text := fmt.Sprintf("Run %s is %s after %s: %s.", r.id, w.State, watchdog.Round(now.Sub(r.arrived)), w.Phase)
 	if s := since.String(); s != "" {
 		text += " Since the last wait: " + s + "."
 	}
 	text += fmt.Sprintf(" Call wait_agent with run_id=%q again to keep waiting, or cancel_agent to stop it.", r.id)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: plain(r.redact(text))}}, StructuredContent: r.seal(w)}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: stream.Display(r.redact(text))}}, StructuredContent: r.seal(w)}
 }
 
 // cancelWait bounds how long cancel_agent waits for the run to end, past

@@ -144,7 +144,7 @@ func TestGate(t *testing.T) {
 func TestCapture(t *testing.T) {
 	t.Parallel()
 	phases := 0
-	c := newCapture(func() { phases++ })
+	c := newCapture(stream.Cursor, func() { phases++ })
 	for i := range 60 {
 		_, _ = c.Write([]byte(`{"type":"thinking","n":` + strconv.Itoa(i) + "}\n"))
 	}
@@ -227,14 +227,8 @@ func TestJournal(t *testing.T) {
 	}
 }
 
-func TestPlainAndCut(t *testing.T) {
+func TestCutBytes(t *testing.T) {
 	t.Parallel()
-	if got := oneLine(plain("a\x1b]0;title\x07b\r\nc\u202ed\xff")); got != "a ]0;title b c d\uFFFD" {
-		t.Errorf("plain %q", got)
-	}
-	if got := cut("héllo wörld", 8); got != "héllo..." {
-		t.Errorf("cut %q", got)
-	}
 	if got := cutBytes("aé", 2); got != "a" {
 		t.Errorf("cutBytes %q", got)
 	}

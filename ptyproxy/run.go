@@ -339,7 +339,7 @@ func (l *loop) noteVerdict(now time.Time, d watchdog.Decision) watchdog.Reason {
 	l.verdict = v
 	if v == watchdog.Warn {
 		l.o.Log.Write(sessionlog.Warning{Message: "hang imminent", InMS: r.DueIn.Milliseconds(), Reason: &r})
-		l.o.Console.Warn("no output for " + watchdog.Round(r.Silence) + "; the agent will be stopped in " + watchdog.Round(r.DueIn) + " unless it speaks")
+		l.o.Console.Warn(r.Imminent())
 	}
 	return r
 }

@@ -2,91 +2,91 @@ package ptyproxy
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
-// Line renders the status for a status line at now, which may be later
-// than the snapshot: silences and deadlines are moved on by the difference.
-func (s Status) Line(now time.Time) string {
-	d := now.Sub(s.Now)
-	r := s.Reason
-	parts := []string{"cursor-wrap " + clock(now.Sub(s.Started)), s.phase(d)}
-	if s.Phase == Running {
-		parts = append(parts, "silent "+clock(r.Silence+d))
-		switch {
-		case s.Verdict == watchdog.Waiting || s.Verdict == watchdog.OK || s.Verdict == watchdog.Warn:
-			if due := r.DueIn - d; due > 0 {
-				parts = append(parts, "hang in "+clock(due))
-			}
-		}
-	}
-	return strings.Join(parts, " | ")
+// An Activity is what an attempt is doing at an instant, in words: the
+// status line, MCP progress and its hang warning all say it so.
+type Activity struct {
+	// Key names the phase ("starting", "waiting", "thinking", "writing",
+	// "working", "tool N ID", "answered", "stopping", "exiting"): a new
+	// key is news.
+	Key  string
+	Text string
+	// FromStream is set when the words come from the agent's last line (no
+	// tool call open, the attempt running and not answered): how long the
+	// stream has been silent then says more.
+	FromStream bool
 }
 
-// phase says what the agent is doing, as far as its stream tells.
-func (s Status) phase(d time.Duration) string {
-	r := s.Reason
+// commandRunes bounds a tool call's command in an Activity.
+const commandRunes = 60
+
+// Activity says what the agent is doing at now, which may be later than
+// the snapshot, as far as its stream tells in the words of its profile p
+// (nil for an agent without one).
+func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
+	r := s.Reason.MovedOn(now.Sub(s.Now))
 	switch {
+	case s.Phase == Stopping && s.Verdict == watchdog.Hang:
+		return Activity{Key: "stopping", Text: "hang detected (" + r.Kind + "); killing the agent's process tree"}
 	case s.Phase == Stopping:
-		return "stopping the agent"
+		return Activity{Key: "stopping", Text: "stopping the agent's process tree"}
 	case s.Phase == Exiting:
-		return "agent exited; finishing"
+		return Activity{Key: "exiting", Text: "the agent exited; reading its last output"}
 	case r.Kind == watchdog.KindExit:
-		return "answer complete; waiting for exit"
+		return Activity{Key: "answered", Text: "answer complete; waiting for the agent to exit"}
 	case len(r.OpenCalls) > 0:
 		c := r.OpenCalls[0]
-		more := ""
-		if len(r.OpenCalls) > 1 {
-			more = fmt.Sprintf(" (+%d more)", len(r.OpenCalls)-1)
+		open := max(r.OpenCount, len(r.OpenCalls))
+		text := fmt.Sprintf("running %s: %s (%s of %s)", stream.Display(c.Kind), stream.Cut(stream.Display(c.Command), commandRunes),
+			watchdog.Round(max(c.Elapsed, 0)), watchdog.Round(c.Budget))
+		if open > 1 {
+			text += fmt.Sprintf(" and %d more", open-1)
 		}
-		return fmt.Sprintf("running %s: %s (%s of %s)%s", c.Kind, oneLine(c.Command), clock(c.Elapsed+d), clock(c.Budget), more)
-	case r.LastEventType == "start":
-		return "starting"
-	case sessionStarts[r.LastEventType] && r.SessionID != "":
-		return "started, session " + short(r.SessionID) + "; waiting for the model"
-	case sessionStarts[r.LastEventType] || modelsTurn[r.LastEventType]:
-		return "waiting for the model"
-	case strings.HasPrefix(r.LastEventType, "thinking"):
-		return "thinking"
-	case strings.HasPrefix(r.LastEventType, "assistant"), r.LastEventType == "text":
-		return "writing"
+		return Activity{Key: "tool " + strconv.Itoa(open) + " " + c.ID, Text: text}
 	}
-	return "working (last: " + r.LastEventType + ")"
+	a := Activity{FromStream: true}
+	switch last := r.LastEventType; {
+	case last == "" || last == "start": // The watchdog's word before any line.
+		a.Key, a.Text = "starting", "starting"
+	case p.Phase(last) == stream.SessionOpened && r.SessionID != "":
+		a.Key, a.Text = "waiting", "started, session "+short(r.SessionID)+"; waiting for the model"
+	case p.Phase(last) == stream.SessionOpened || p.Phase(last) == stream.ModelsTurn:
+		a.Key, a.Text = "waiting", "waiting for the model"
+	case p.Phase(last) == stream.Thinking:
+		a.Key, a.Text = "thinking", "thinking"
+	case p.Phase(last) == stream.Writing:
+		a.Key, a.Text = "writing", "writing"
+	default:
+		a.Key, a.Text = "working", "working (last: "+stream.Display(last)+")"
+	}
+	return a
 }
 
-// sessionStarts are the events that open a session, each agent's: after
-// one the agent has started and the model has the prompt (cursor and
-// claude, gemini, codex).
-var sessionStarts = map[string]bool{"system/init": true, "init": true, "thread.started": true}
-
-// modelsTurn are events after which the next word is the model's: the
-// prompt or a tool's result handed to it, a new turn or step begun.
-var modelsTurn = map[string]bool{"user": true, "tool_call/completed": true, "tool_result": true, "turn.started": true, "step_start": true}
+// Line renders the status for a status line at now, which may be later
+// than the snapshot, in the words of the agent's profile p (nil for none).
+func (s Status) Line(now time.Time, p *stream.Profile) string {
+	r := s.Reason.MovedOn(now.Sub(s.Now))
+	line := "cursor-wrap " + watchdog.Round(max(now.Sub(s.Started), 0)) + " | " + s.Activity(now, p).Text
+	if s.Phase == Running {
+		line += " | silent " + watchdog.Round(max(r.Silence, 0))
+		if s.Verdict != watchdog.Hang && s.Verdict != watchdog.Overdue && r.DueIn > 0 {
+			line += " | hang in " + watchdog.Round(r.DueIn)
+		}
+	}
+	return line
+}
 
 // short cuts a session id to its first eight characters, enough to tell
 // sessions apart on a status line.
 func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+	if r := []rune(id); len(r) > 8 {
+		id = string(r[:8])
 	}
-	return id
-}
-
-// clock formats a duration at one-second resolution: 45s, 1m23s, 2h0m5s.
-func clock(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	return d.Truncate(time.Second).String()
-}
-
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return s
+	return stream.Display(id)
 }

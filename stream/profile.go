@@ -18,6 +18,9 @@ type Profile struct {
 	Parse func(Line) Event
 	// errors are the agent's error wordings (errtables.go).
 	errors *errorTable
+	// phases are the labels (or types) of the lines that say what the
+	// agent is doing; an unlisted one is Busy.
+	phases map[string]Phase
 
 	// Command line. subcommand must come first for headless runs (codex
 	// exec, opencode run); valueFlags take the next argument unless
@@ -55,6 +58,7 @@ var Cursor = &Profile{
 	Install:       "curl https://cursor.com/install -fsS | bash",
 	Parse:         Parse,
 	errors:        cursorErrors,
+	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "tool_call/completed": ModelsTurn, "thinking": Thinking, "assistant": Writing},
 	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
 	printFlags:    []string{"-p", "--print"},
 	formatFlags:   []string{"--output-format"},

@@ -3,6 +3,7 @@ package watchdog
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -141,6 +142,29 @@ func (r Reason) describe() string {
 		s += fmt.Sprintf("; in the last window the agent's processes used %.1f%% CPU and read %.0f B/s", e.CPUPercent, e.ReadPerSec)
 	}
 	return s
+}
+
+// Imminent says in a sentence when the hang a Warn verdict for r
+// foretells will be declared, and what would stop it.
+func (r Reason) Imminent() string {
+	due := Round(max(r.DueIn, 0))
+	if r.Kind == KindDeadline {
+		return "the hard timeout of " + Round(r.Threshold) + " stops the agent in " + due
+	}
+	return "no output for " + Round(max(r.Silence, 0)) + "; the agent will be stopped in " + due + " unless it speaks"
+}
+
+// MovedOn returns r as it would read d later with nothing new: its
+// silence and times running longer, its deadline nearer.
+func (r Reason) MovedOn(d time.Duration) Reason {
+	r.Silence += d
+	r.Elapsed += d
+	r.DueIn -= d
+	r.OpenCalls = slices.Clone(r.OpenCalls)
+	for i := range r.OpenCalls {
+		r.OpenCalls[i].Elapsed += d
+	}
+	return r
 }
 
 // Round formats a duration for people: "450ms", "12.3s", "1m23s". One

@@ -172,10 +172,10 @@ func (j *Job) next(res Result, args []string, stdin *replay, restarts *int) (res
 	if e := res.AgentError; res.Cause != ptyproxy.Hung {
 		what = "the agent stopped: " + string(e.Kind)
 		if wait = backoff(e, *restarts); wait > maxBackoff {
-			j.console.Warn(fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", wait.Round(time.Second), maxBackoff))
+			j.console.Warn(fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", watchdog.Round(wait), watchdog.Round(maxBackoff)))
 			return restart{}, false
 		}
-		what += fmt.Sprintf("; waiting %s first", wait.Round(time.Second))
+		what += "; waiting " + watchdog.Round(wait) + " first"
 	}
 	if res.SessionID != "" && p.CanResume() {
 		return restart{args: p.Resume(j.Cmd.Args, res.SessionID, cfg.RestartPrompt), wait: wait,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -32,13 +31,15 @@ func (j *Job) sender() *notify.Sender {
 }
 
 // notify sends ev about the attempt res, with its reason in words, when
-// notify names a target and notify_on names ev. It returns at once.
+// notify names a target and notify_on names ev. It returns at once. The
+// reason and the prompt are shown as the agent's text is everywhere
+// (stream.Display): an agent error quotes the agent.
 func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	cfg := j.Live.Config()
 	if !wants(cfg, ev) {
 		return
 	}
-	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: reason, Log: res.LogPath, Time: time.Now()}
+	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: stream.Display(reason), Log: res.LogPath, Time: time.Now()}
 	if m.Cwd == "" {
 		m.Cwd, _ = os.Getwd()
 	}
@@ -116,7 +117,7 @@ func (w *warner) status(st ptyproxy.Status) {
 	warn := st.Verdict == watchdog.Warn
 	if warn && !w.warned && wants(w.j.Live.Config(), notify.Warn) {
 		res := Result{Outcome: ptyproxy.Outcome{SessionID: w.session}}
-		reason := "no output for " + watchdog.Round(st.Reason.Silence) + "; the agent will be stopped in " + watchdog.Round(st.Reason.DueIn) + " unless it speaks"
+		reason := st.Reason.Imminent()
 		go func() {
 			res.LogPath = w.log.Path() // Waits for the file to be created.
 			w.j.notify(notify.Warn, res, reason)
@@ -131,11 +132,7 @@ const promptWords = 60
 
 // promptStart returns the first words of a prompt, on one line.
 func promptStart(prompt string) string {
-	s := strings.Join(strings.Fields(prompt), " ")
-	if r := []rune(s); len(r) > promptWords {
-		s = string(r[:promptWords-1]) + "…"
-	}
-	return s
+	return stream.Cut(stream.Display(prompt), promptWords)
 }
 
 // resumeCommand is the wrapper command that resumes session id, as a

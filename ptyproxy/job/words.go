@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // Summary is the line that says how a run of c ended, for the console. A
@@ -15,14 +15,14 @@ import (
 // of, so its line leaves them out.
 func (c Command) Summary(r Result) string {
 	out := r.Outcome
-	took := out.Ended.Sub(out.Started).Round(time.Millisecond)
+	took := watchdog.Round(out.Ended.Sub(out.Started))
 	var s string
 	if c.Mode == stream.Events {
 		s = fmt.Sprintf("session %s %s after %s; %s", orNone(out.SessionID), c.outcomeWords(out), took, count(out.ToolCalls, "tool call"))
 	} else {
 		s = fmt.Sprintf("the agent %s after %s", c.outcomeWords(out), took)
 	}
-	s += fmt.Sprintf("; longest silence %s", out.LongestSilence.Round(time.Millisecond))
+	s += "; longest silence " + watchdog.Round(out.LongestSilence)
 	if len(out.SilenceOpen) > 0 {
 		call := out.SilenceOpen[0]
 		s += fmt.Sprintf(" (during %s %q)", call.Kind, call.Command)
