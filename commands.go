@@ -21,16 +21,15 @@ func shellInitFlags(fs *flag.FlagSet) (agents *string) {
 
 // shellInit prints the shell functions: cursor-wrap shell-init SHELL [--agents a,b].
 func shellInit(args []string) int {
-	fs := flag.NewFlagSet("shell-init", flag.ContinueOnError)
-	agents := shellInitFlags(fs)
-	usageLine := usageOf("shell-init")
 	shell, rest := "", args
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
 		shell, rest = rest[0], rest[1:]
 	}
-	if status, done := cli.ParseSub(fs, rest, "shell-init", usageLine, false); done {
+	agents, fs, status, done := parse("shell-init", rest, shellInitFlags, false)
+	if done {
 		return status
 	}
+	usageLine := usageOf("shell-init")
 	switch {
 	case shell == "":
 		return cli.Fail(job.ExitUsage, "shell-init: which shell? %s", usageLine)
@@ -51,23 +50,28 @@ func shellInit(args []string) int {
 	return 0
 }
 
-// configFlags declares the flags of config: the wrapper's, and --init.
-func configFlags(fs *flag.FlagSet) (o *options, initFile *bool) {
-	o = new(options)
-	o.declare(fs)
-	return o, fs.Bool("init", false, "write a commented config file with the defaults (never overwrites)")
+// configOptions are the flags of config: the wrapper's, and --init.
+type configOptions struct {
+	options
+	init bool
+}
+
+// configFlags declares the flags of config.
+func configFlags(fs *flag.FlagSet) *configOptions {
+	var o configOptions
+	o.options.declare(fs)
+	fs.BoolVar(&o.init, "init", false, "write a commented config file with the defaults (never overwrites)")
+	return &o
 }
 
 // configCmd prints the effective configuration with each value's source,
 // or writes a commented default file with --init.
 func configCmd(args []string) int {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	o, initFile := configFlags(fs)
-	usageLine := usageOf("config")
-	if status, done := cli.ParseSub(fs, args, "config", usageLine, true); done {
+	o, _, status, done := parse("config", args, configFlags, true)
+	if done {
 		return status
 	}
-	if *initFile {
+	if o.init {
 		path := o.config
 		if path == "" {
 			path = job.DefaultPath(os.Getenv)

@@ -11,22 +11,35 @@ import (
 	"cursor-wrap/shellhook"
 )
 
-// compFlag is a wrapper flag as the completions see it.
+// compFlag is a flag as the completions see it.
 type compFlag struct {
 	name, doc string
 	bool      bool // takes no value
 	cli.Value
 }
 
-// compFlags lists the wrapper's flags from its flag set, so the completions
-// follow every flag added or renamed.
-func compFlags() []compFlag {
-	var o options
+// compFlags lists the flags of a flag set (the wrapper's, or a command's
+// from the table), so the completions follow every flag added or renamed.
+func compFlags(fs *flag.FlagSet) []compFlag {
 	var flags []compFlag
-	newFlagSet(&o).VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *flag.Flag) {
 		flags = append(flags, compFlag{name: f.Name, doc: f.Usage, bool: cli.IsBool(f), Value: cli.Values[f.Name]})
 	})
 	return flags
+}
+
+// wrapperFlags are the wrapper's own flags, as the completions see them.
+func wrapperFlags() []compFlag {
+	var o options
+	return compFlags(newFlagSet(&o))
+}
+
+func flagNames(flags []compFlag) []string {
+	names := make([]string, len(flags))
+	for i, f := range flags {
+		names[i] = "--" + f.name
+	}
+	return names
 }
 
 // completionHow says how each shell loads its completions.
@@ -60,11 +73,12 @@ func completion(args []string) int {
 	return 0
 }
 
-// The three scripts follow one rule. The first word may be a subcommand or
-// a flag. After shell-init or completion comes a shell; after doctor
-// --shell, too; the other subcommands' arguments are files. Before "--" a
-// word that starts with "-" is a wrapper flag, and a flag's value is
-// completed from cli.Values; after "--" the words are the agent's (files).
+// The three scripts follow one rule, from the command table. The first
+// word may be a subcommand or a flag. After shell-init or completion comes
+// a shell; a word of a subcommand that starts with "-" is one of its
+// flags, and its other words are files. Before "--" a word that starts
+// with "-" is a wrapper flag; after "--" the words are the agent's
+// (files). A flag's value is completed from cli.Values.
 
 // quote single-quotes s for bash and zsh.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -104,16 +118,50 @@ func valueCases(flags []compFlag, files, dirs string, words func([]string) strin
 	return b.String()
 }
 
-func bashCompletion() string {
-	flags := compFlags()
-	var names []string
-	for _, f := range flags {
-		names = append(names, "--"+f.name)
+// commandCases are the case arms, in bash and zsh, for the words after
+// each subcommand: first, for the shell of shellArg's commands; then the
+// values of its flags (values), and its flags (flags) or its other words
+// (others).
+func commandCases(first string, flags, values func([]compFlag) string, others string) string {
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "    %s)\n", c.Name)
+		if slices.Contains(shellArg, c.Name) {
+			fmt.Fprintf(&b, "        %s\n", first)
+		}
+		cf := compFlags(c.FlagSet())
+		if len(cf) > 0 {
+			b.WriteString("        case $prev in\n" + indent(values(cf), "    ") + "        esac\n")
+			fmt.Fprintf(&b, "        if [[ $cur == -* ]]; then\n            %s\n", flags(cf))
+			if others != "" {
+				fmt.Fprintf(&b, "        else\n            %s\n", others)
+			}
+			b.WriteString("        fi\n")
+		} else if others != "" {
+			fmt.Fprintf(&b, "        %s\n", others)
+		}
+		b.WriteString("        return ;;\n")
 	}
+	return b.String()
+}
+
+func indent(lines, by string) string {
+	var b strings.Builder
+	for line := range strings.Lines(lines) {
+		b.WriteString(by + line)
+	}
+	return b.String()
+}
+
+func bashCompletion() string {
+	flags := wrapperFlags()
 	words := func(w []string) string {
 		return `COMPREPLY=($(compgen -W ` + quote(strings.Join(w, " ")) + ` -- "$cur"))`
 	}
-	shells := words(shellhook.Shells())
+	values := func(cf []compFlag) string {
+		return valueCases(cf, `COMPREPLY=($(compgen -f -- "$cur"))`, `COMPREPLY=($(compgen -d -- "$cur"))`, words)
+	}
+	first := `if [ "$COMP_CWORD" -eq 2 ]; then ` + words(shellhook.Shells()) + `; return; fi`
 	// No arrays beyond COMP_WORDS and COMPREPLY, no ${x,,}: bash 3.2 (macOS)
 	// runs it too.
 	return `# cursor-wrap completion bash: load it with  eval "$(cursor-wrap completion bash)"
@@ -131,22 +179,14 @@ _cursor_wrap() {
         return
     fi
     case ${COMP_WORDS[1]} in
-    ` + strings.Join(shellArg, " | ") + `)
-        if [ "$COMP_CWORD" -eq 2 ]; then ` + shells + `; fi
-        return ;;
-    doctor)
-        if [ "$prev" = --shell ]; then ` + shells + `; fi
-        return ;;
-    ` + strings.Join(slices.DeleteFunc(commands.Names(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
-        return ;;
-    esac
+` + commandCases(first, func(cf []compFlag) string { return words(flagNames(cf)) }, values, "") + `    esac
     for ((i = 1; i < COMP_CWORD; i++)); do
         if [ "${COMP_WORDS[i]}" = -- ]; then return; fi
     done
     case $prev in
-` + valueCases(flags, `COMPREPLY=($(compgen -f -- "$cur"))`, `COMPREPLY=($(compgen -d -- "$cur"))`, words) + `    esac
+` + values(flags) + `    esac
     if [[ $cur == -* ]]; then
-        ` + words(append(names, "--")) + `
+        ` + words(append(flagNames(flags), "--")) + `
     fi
 }
 complete -o default -F _cursor_wrap cursor-wrap
@@ -154,28 +194,34 @@ complete -o default -F _cursor_wrap cursor-wrap
 }
 
 func zshCompletion() string {
-	flags := compFlags()
 	describe := func(name, doc string) string {
 		return quote(strings.ReplaceAll(name, ":", `\:`) + ":" + doc)
 	}
-	var cmds, opts []string
+	describeFlags := func(cf []compFlag) string {
+		var opts []string
+		for _, f := range cf {
+			opts = append(opts, describe("--"+f.name, f.doc))
+		}
+		return strings.Join(opts, " ")
+	}
+	var cmds []string
 	for _, c := range commands {
 		cmds = append(cmds, describe(c.Name, c.Summary))
 	}
-	for _, f := range flags {
-		opts = append(opts, describe("--"+f.name, f.doc))
-	}
-	opts = append(opts, describe("--", "the agent's arguments follow"))
 	words := func(w []string) string { return "compadd -- " + strings.Join(w, " ") }
-	shells := words(shellhook.Shells())
+	values := func(cf []compFlag) string { return valueCases(cf, "_files", "_files -/", words) }
+	commandFlags := func(cf []compFlag) string {
+		return "opts=(" + describeFlags(cf) + "); _describe -t options 'cursor-wrap flag' opts"
+	}
+	first := `if (( CURRENT == 3 )); then ` + words(shellhook.Shells()) + `; return; fi`
 	return `#compdef cursor-wrap
 # cursor-wrap completion zsh: load it with  eval "$(cursor-wrap completion zsh)"
 # after compinit, or save it as _cursor-wrap in a directory of $fpath.
 _cursor_wrap() {
     local cur=${words[CURRENT]} prev=${words[CURRENT-1]} i
-    local -a subcommands flags
+    local -a subcommands flags opts
     subcommands=(` + strings.Join(cmds, " ") + `)
-    flags=(` + strings.Join(opts, " ") + `)
+    flags=(` + describeFlags(wrapperFlags()) + " " + describe("--", "the agent's arguments follow") + `)
     if [[ $cur == --*=* ]]; then
         prev=${cur%%=*}
         compset -P '*='
@@ -185,21 +231,12 @@ _cursor_wrap() {
         return
     fi
     case ${words[2]} in
-    ` + strings.Join(shellArg, " | ") + `)
-        if (( CURRENT == 3 )); then ` + shells + `; fi
-        return ;;
-    doctor)
-        if [[ $prev == --shell ]]; then ` + shells + `; fi
-        return ;;
-    ` + strings.Join(slices.DeleteFunc(commands.Names(), func(s string) bool { return slices.Contains(shellArg, s) || s == "doctor" }), " | ") + `)
-        _files
-        return ;;
-    esac
+` + commandCases(first, commandFlags, values, "_files") + `    esac
     for (( i = 2; i < CURRENT; i++ )); do
         if [[ ${words[i]} == -- ]]; then _files; return; fi
     done
     case $prev in
-` + valueCases(flags, "_files", "_files -/", words) + `    esac
+` + values(wrapperFlags()) + `    esac
     if [[ $cur == -* ]]; then
         _describe -t options 'cursor-wrap flag' flags
     else
@@ -232,14 +269,25 @@ function __cursor_wrap_shell_arg
     set -l words (commandline -opc)
     test (count $words) -eq 2; and contains -- $words[2] ` + strings.Join(shellArg, " ") + `
 end
+function __cursor_wrap_command --argument-names name --description 'true after the subcommand name'
+    set -l words (commandline -opc)
+    set -q words[2]; and test $words[2] = $name
+end
 `)
-	shells := fishQuote(strings.Join(shellhook.Shells(), " "))
 	for _, c := range commands {
 		fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_first -f -a %s -d %s\n", c.Name, fishQuote(c.Summary))
 	}
-	fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_shell_arg -f -a %s\n", shells)
-	fmt.Fprintf(&b, "complete -c cursor-wrap -n '__fish_seen_subcommand_from doctor' -l shell -x -a %s -d 'the shell to check'\n", shells)
-	for _, f := range compFlags() {
+	fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_shell_arg -f -a %s\n", fishQuote(strings.Join(shellhook.Shells(), " ")))
+	fishFlags(&b, "__cursor_wrap_flags", wrapperFlags())
+	for _, c := range commands {
+		fishFlags(&b, fishQuote("__cursor_wrap_command "+c.Name), compFlags(c.FlagSet()))
+	}
+	return b.String()
+}
+
+// fishFlags writes the completions of flags, offered while condition holds.
+func fishFlags(b *strings.Builder, condition string, flags []compFlag) {
+	for _, f := range flags {
 		arg := ""
 		switch {
 		case f.bool:
@@ -252,7 +300,6 @@ end
 		default:
 			arg = " -x"
 		}
-		fmt.Fprintf(&b, "complete -c cursor-wrap -n __cursor_wrap_flags -l %s%s -d %s\n", f.name, arg, fishQuote(f.doc))
+		fmt.Fprintf(b, "complete -c cursor-wrap -n %s -l %s%s -d %s\n", condition, f.name, arg, fishQuote(f.doc))
 	}
-	return b.String()
 }

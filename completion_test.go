@@ -34,6 +34,11 @@ var completionCases = []struct {
 	{[]string{"shell-init", "f"}, []string{"fish"}},
 	{[]string{"completion", ""}, []string{"bash", "fish", "zsh"}},
 	{[]string{"doctor", "--shell", "z"}, []string{"zsh"}},
+	{[]string{"doctor", "--agent-b"}, []string{"--agent-bin"}},
+	{[]string{"inspect", "--last"}, []string{"--last", "--last-hang"}},
+	{[]string{"sessions", "--h"}, []string{"--hung"}},
+	{[]string{"mcp", "--log-level", "w"}, []string{"warn"}},
+	{[]string{"shell-init", "bash", "--ag"}, []string{"--agents"}},
 	{[]string{"--idle-timeout", ""}, nil},
 	{[]string{"--", "--idle"}, nil},
 }
@@ -247,9 +252,10 @@ func runShell(t *testing.T, shell string, args []string) string {
 }
 
 // TestCompletionFollowsTheFlags checks that the scripts offer every flag of
-// the wrapper's flag set, that each flag whose values are listed exists,
-// that the wrapper accepts each listed value, and that the subcommands
-// offered are those the usage lists.
+// the wrapper's flag set and of each command's, that each flag whose
+// values are listed exists, that the wrapper accepts each listed value of
+// its own flags, and that the subcommands offered are those the usage
+// lists.
 func TestCompletionFollowsTheFlags(t *testing.T) {
 	t.Parallel()
 	var o options
@@ -258,20 +264,27 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 	for _, sh := range shells {
 		scripts[sh] = completionScript(t, sh)
 	}
-	fs.VisitAll(func(f *flag.Flag) {
-		for sh, script := range scripts {
-			name := "--" + f.Name
-			if sh == "fish" {
-				name = "-l " + f.Name + " "
+	declared := map[string]bool{}
+	for _, flags := range append([]*flag.FlagSet{fs}, commandFlagSets()...) {
+		flags.VisitAll(func(f *flag.Flag) {
+			declared[f.Name] = true
+			for sh, script := range scripts {
+				name := "--" + f.Name
+				if sh == "fish" {
+					name = "-l " + f.Name + " "
+				}
+				if !strings.Contains(script, name) {
+					t.Errorf("%s completion lacks %s (of %s)", sh, name, flags.Name())
+				}
 			}
-			if !strings.Contains(script, name) {
-				t.Errorf("%s completion lacks %s", sh, name)
-			}
-		}
-	})
+		})
+	}
 	for name, values := range cli.Values {
-		if fs.Lookup(name) == nil {
+		if !declared[name] {
 			t.Errorf("cli.Values names --%s, which is not a flag", name)
+		}
+		if fs.Lookup(name) == nil {
+			continue
 		}
 		for _, v := range values.Words {
 			cmd := exec.Command(wrapperBin, "config", "--"+name, v)
@@ -298,6 +311,15 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 	if !slices.Equal(listed, offered) {
 		t.Errorf("the usage lists subcommands %q; the completions offer %q", listed, offered)
 	}
+}
+
+// commandFlagSets are the flag sets of the commands in the table.
+func commandFlagSets() []*flag.FlagSet {
+	var sets []*flag.FlagSet
+	for _, c := range commands {
+		sets = append(sets, c.FlagSet())
+	}
+	return sets
 }
 
 func TestCompletionUsage(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy"
-	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -23,20 +22,25 @@ import (
 	"cursor-wrap/stream"
 )
 
-// doctorFlags declares the flags of doctor: the wrapper's, and --shell.
-func doctorFlags(fs *flag.FlagSet) (o *options, shell *string) {
-	o = new(options)
-	o.declare(fs)
-	return o, fs.String("shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
+// doctorOptions are the flags of doctor: the wrapper's, and --shell.
+type doctorOptions struct {
+	options
+	shell string
+}
+
+// doctorFlags declares the flags of doctor.
+func doctorFlags(fs *flag.FlagSet) *doctorOptions {
+	var o doctorOptions
+	o.options.declare(fs)
+	fs.StringVar(&o.shell, "shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
+	return &o
 }
 
 // doctor checks the installation, one line per check, each ✗ with a fix.
 // It exits 0 when every check holds, 1 otherwise.
 func doctor(args []string) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	o, shell := doctorFlags(fs)
-	usageLine := usageOf("doctor")
-	if status, done := cli.ParseSub(fs, args, "doctor", usageLine, true); done {
+	o, _, status, done := parse("doctor", args, doctorFlags, true)
+	if done {
 		return status
 	}
 	ok := true
@@ -96,7 +100,7 @@ func doctor(args []string) int {
 		}
 	}
 
-	checkShell(check, *shell, funcs[0])
+	checkShell(check, o.shell, funcs[0])
 
 	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
 	if old := job.OldLogDir(); cfg.Source("log_dir") == job.FromDefault && cfg.LogDir == old {

@@ -19,7 +19,7 @@ import (
 type inspectOptions struct {
 	json, last, lastHang bool
 	gap                  time.Duration
-	logDir, config       string
+	logDirFlags
 }
 
 // inspectFlags declares the flags of inspect.
@@ -29,20 +29,18 @@ func inspectFlags(fs *flag.FlagSet) *inspectOptions {
 	fs.BoolVar(&o.last, "last", false, "inspect the newest log in the log dir")
 	fs.BoolVar(&o.lastHang, "last-hang", false, "inspect the newest log in the log dir of a session that hung")
 	fs.DurationVar(&o.gap, "gap", 10*time.Second, "mark silences at least this long")
-	fs.StringVar(&o.logDir, "log-dir", "", "the log dir for --last (default: log_dir of the config)")
-	fs.StringVar(&o.config, "config", "", "config file, for log_dir")
+	o.logDirFlags.declare(fs, "the log dir for --last")
 	return &o
 }
 
 // inspect prints a session log as a timeline:
 // cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang.
 func inspect(args []string) int {
-	flags := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	o := inspectFlags(flags)
-	inspectUsage := usageOf("inspect")
-	if status, done := cli.ParseSub(flags, args, "inspect", inspectUsage, false); done {
+	o, flags, status, done := parse("inspect", args, inspectFlags, false)
+	if done {
 		return status
 	}
+	inspectUsage := usageOf("inspect")
 	newest := o.last || o.lastHang
 	switch {
 	case o.last && o.lastHang:
@@ -56,7 +54,7 @@ func inspect(args []string) int {
 	}
 	path := flags.Arg(0)
 	if newest {
-		dir, err := logDirOf(o.logDir, o.config)
+		dir, err := o.dir()
 		if err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)
 		}

@@ -49,14 +49,14 @@ var commands cli.Table
 // The table is set in init, as help reads it.
 func init() {
 	commands = cli.Table{
-		{Name: "shell-init", Args: strings.Join(shellhook.Shells(), "|") + " [--agents " + strings.Join(shellhook.Agents(), ",") + "]", Summary: "print shell functions that route cursor-agent through the wrapper", Flags: func(fs *flag.FlagSet) { shellInitFlags(fs) }, Run: shellInit},
-		{Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang", Summary: "a session log as a timeline", Flags: func(fs *flag.FlagSet) { inspectFlags(fs) }, Run: inspect},
-		{Name: "sessions", Args: "[--json] [--hung] [--limit N] [--log-dir DIR]", Summary: "the recent sessions, one line each", Flags: func(fs *flag.FlagSet) { sessionsFlags(fs) }, Run: sessions},
-		{Name: "config", Args: "[--init] [--config FILE] [flags]", Summary: "the effective config, or a new file", Flags: func(fs *flag.FlagSet) { configFlags(fs) }, Run: configCmd},
-		{Name: "doctor", Args: "[--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]", Summary: "check the installation", Flags: func(fs *flag.FlagSet) { doctorFlags(fs) }, Run: doctor},
+		{Name: "shell-init", Args: strings.Join(shellhook.Shells(), "|") + " [--agents " + strings.Join(shellhook.Agents(), ",") + "]", Summary: "print shell functions that route cursor-agent through the wrapper", Flags: declares(shellInitFlags), Run: shellInit},
+		{Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang", Summary: "a session log as a timeline", Flags: declares(inspectFlags), Run: inspect},
+		{Name: "sessions", Args: "[--json] [--hung] [--limit N] [--log-dir DIR]", Summary: "the recent sessions, one line each", Flags: declares(sessionsFlags), Run: sessions},
+		{Name: "config", Args: "[--init] [--config FILE] [flags]", Summary: "the effective config, or a new file", Flags: declares(configFlags), Run: configCmd},
+		{Name: "doctor", Args: "[--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]", Summary: "check the installation", Flags: declares(doctorFlags), Run: doctor},
 		cli.MCP(mcpCmd),
 		{Name: "demo", Summary: "watch a normal run and a hang", Run: demo},
-		{Name: "completion", Args: "bash|zsh|fish", Summary: "print completions for the wrapper's flags", Run: completion},
+		{Name: "completion", Args: "bash|zsh|fish", Summary: "print shell completions for cursor-wrap", Run: completion},
 		{Name: "version", Summary: "print the version", Run: version},
 		{Name: "help", Args: "[COMMAND]", Summary: "print the usage, or a command's", Run: help},
 	}
@@ -66,6 +66,23 @@ func init() {
 func usageOf(name string) string {
 	c, _ := commands.Lookup(name)
 	return c.Usage()
+}
+
+// declares is a command's Flags, from the function that declares its
+// flags and returns where they are read into.
+func declares[T any](declare func(*flag.FlagSet) T) func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) { declare(fs) }
+}
+
+// parse reads the command line of the command called name with the flags
+// declare declares, and returns what it returned and the flag set (for
+// the arguments). done says the command ends here, with status: --help
+// printed its usage, or a flag was wrong (with noArgs, an argument too).
+func parse[T any](name string, args []string, declare func(*flag.FlagSet) T, noArgs bool) (o T, fs *flag.FlagSet, status int, done bool) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	o = declare(fs)
+	status, done = cli.ParseSub(fs, args, name, usageOf(name), noArgs)
+	return o, fs, status, done
 }
 
 // run dispatches a subcommand, or wraps an agent.

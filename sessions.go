@@ -17,9 +17,9 @@ import (
 
 // sessionsOptions are the flags of sessions.
 type sessionsOptions struct {
-	json, hung     bool
-	limit          int
-	logDir, config string
+	json, hung bool
+	limit      int
+	logDirFlags
 }
 
 // sessionsFlags declares the flags of sessions.
@@ -28,24 +28,21 @@ func sessionsFlags(fs *flag.FlagSet) *sessionsOptions {
 	fs.BoolVar(&o.json, "json", false, "print the sessions as one JSON array")
 	fs.BoolVar(&o.hung, "hung", false, "list only the sessions that hung")
 	fs.IntVar(&o.limit, "limit", 20, "list at most this many sessions")
-	fs.StringVar(&o.logDir, "log-dir", "", "the log dir (default: log_dir of the config)")
-	fs.StringVar(&o.config, "config", "", "config file, for log_dir")
+	o.logDirFlags.declare(fs, "the log dir")
 	return &o
 }
 
 // sessions lists the recent sessions of the log dir, newest first, one
 // line each: cursor-wrap sessions [--json] [--hung] [--limit N].
 func sessions(args []string) int {
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	o := sessionsFlags(fs)
-	usageLine := usageOf("sessions")
-	if status, done := cli.ParseSub(fs, args, "sessions", usageLine, true); done {
+	o, _, status, done := parse("sessions", args, sessionsFlags, true)
+	if done {
 		return status
 	}
 	if o.limit < 1 {
 		return cli.Fail(job.ExitUsage, "sessions: --limit %d: list at least 1", o.limit)
 	}
-	dir, err := logDirOf(o.logDir, o.config)
+	dir, err := o.dir()
 	if err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
@@ -90,12 +87,21 @@ func sessions(args []string) int {
 	return 0
 }
 
-// logDirOf is the log dir a subcommand reads: its --log-dir, else the
-// config's log_dir.
-func logDirOf(flagged, config string) (string, error) {
-	if flagged != "" {
-		return flagged, nil
+// logDirFlags are the flags of a command that reads the log dir.
+type logDirFlags struct{ logDir, config string }
+
+// declare declares --log-dir, what describing it, and --config.
+func (o *logDirFlags) declare(fs *flag.FlagSet, what string) {
+	fs.StringVar(&o.logDir, "log-dir", "", what+" (default: log_dir of the config)")
+	fs.StringVar(&o.config, "config", "", "config file, for log_dir")
+}
+
+// dir is the log dir the command reads: its --log-dir, else the config's
+// log_dir.
+func (o logDirFlags) dir() (string, error) {
+	if o.logDir != "" {
+		return o.logDir, nil
 	}
-	cfg, _, err := job.Load(config, nil)
+	cfg, _, err := job.Load(o.config, nil)
 	return cfg.LogDir, err
 }

@@ -34,6 +34,7 @@ var Values = map[string]Value{
 	"agent-bin": {File: true},
 	"log-dir":   {Dir: true},
 	"workspace": {Dir: true},
+	"shell":     {Words: shellhook.Shells()},
 }
 
 // settingFlag records a config key given on the command line; the value
