@@ -4,15 +4,10 @@
 // whole process tree.
 //
 //	cursor-wrap [wrapper flags] -- [agent args...]
-//	cursor-wrap shell-init bash|zsh|fish [--agents a,b]
-//	cursor-wrap inspect [--json] LOGFILE | --last | --last-hang
-//	cursor-wrap sessions [--json] [--hung]
-//	cursor-wrap config [--init]
-//	cursor-wrap doctor [--shell bash|zsh|fish]
-//	cursor-wrap mcp [--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]
-//	cursor-wrap demo
-//	cursor-wrap completion bash|zsh|fish
-//	cursor-wrap version
+//	cursor-wrap COMMAND [flags]
+//
+// The commands are the table in this file (commands); `cursor-wrap help`
+// lists them with their usage lines, from the same table.
 package main
 
 import (
