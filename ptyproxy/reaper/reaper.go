@@ -51,7 +51,10 @@ func Command(name string, arg ...string) *Cmd {
 // CommandContext is exec.CommandContext for a child started through the
 // reaper: the end of ctx kills it (see KillGroup for its whole group).
 func CommandContext(ctx context.Context, name string, arg ...string) *Cmd {
-	return &Cmd{execCmd: *exec.CommandContext(ctx, name, arg...), ctx: ctx}
+	c := &Cmd{execCmd: *exec.CommandContext(ctx, name, arg...), ctx: ctx}
+	// exec's own Cancel kills the Cmd it made, not this copy of it.
+	c.Cancel = func() error { return c.Process.Kill() }
+	return c
 }
 
 // KillGroup runs the child in a process group of its own (unless its

@@ -40,6 +40,20 @@ func TestCmd(t *testing.T) {
 	}
 }
 
+// TestCommandContext: the end of the context kills the child, as with
+// exec.CommandContext.
+func TestCommandContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := CommandContext(ctx, "sleep", "30").Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.String() != "signal: killed" || time.Since(start) > 5*time.Second {
+		t.Errorf("Run = %v after %v, want killed at once", err, time.Since(start))
+	}
+}
+
 // TestKillGroup: the end of the context kills the child's whole group,
 // not the shell alone, and Wait says why.
 func TestKillGroup(t *testing.T) {
