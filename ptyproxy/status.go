@@ -51,16 +51,17 @@ func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
 		return Activity{Key: "tool " + strconv.Itoa(open) + " " + c.ID, Text: text}
 	}
 	a := Activity{FromStream: true}
-	switch last := r.LastEventType; {
+	last := r.LastEventType
+	switch ph := p.Phase(last); {
 	case last == "" || last == "start": // The watchdog's word before any line.
 		a.Key, a.Text = "starting", "starting"
-	case p.Phase(last) == stream.SessionOpened && r.SessionID != "":
+	case ph == stream.SessionOpened && r.SessionID != "":
 		a.Key, a.Text = "waiting", "started, session "+short(r.SessionID)+"; waiting for the model"
-	case p.Phase(last) == stream.SessionOpened || p.Phase(last) == stream.ModelsTurn:
+	case ph == stream.SessionOpened || ph == stream.ModelsTurn:
 		a.Key, a.Text = "waiting", "waiting for the model"
-	case p.Phase(last) == stream.Thinking:
+	case ph == stream.Thinking:
 		a.Key, a.Text = "thinking", "thinking"
-	case p.Phase(last) == stream.Writing:
+	case ph == stream.Writing:
 		a.Key, a.Text = "writing", "writing"
 	default:
 		a.Key, a.Text = "working", "working (last: "+stream.Display(last)+")"
