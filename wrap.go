@@ -17,8 +17,8 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/console"
 	"cursor-wrap/ptyproxy/job"
-	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -63,26 +63,26 @@ func wrap(args []string) int {
 	if err := ptyproxy.Init(); err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
-	console := sessionlog.NewConsole(os.Stderr, term.IsTerminal(2), func() int {
+	stderr := console.New(os.Stderr, term.IsTerminal(2), func() int {
 		w, _, err := term.GetSize(2)
 		if err != nil {
 			return 80
 		}
 		return w
 	})
-	defer console.Close(time.Second)
-	messages := slog.New(console.Handler(live.Level()))
+	defer stderr.Close(time.Second)
+	messages := slog.New(stderr.Handler(live.Level()))
 	for _, w := range unknownEnv(os.Environ()) {
 		messages.Warn(w)
 	}
 	size, resize := watchSize()
-	var stdout io.Writer = console.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
+	var stdout io.Writer = stderr.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
 	if stdio[1] {
 		stdout = closedStdout{}
 	}
 	j := &job.Job{
-		Cmd: cmd, Live: live, Console: console.Handler(live.Level()),
-		IO: ptyproxy.IO{Stdout: stdout, Stderr: console, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize},
+		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level()),
+		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize},
 	}
 	// A stdin that is not a terminal holds the prompt, or context beside a
 	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):
@@ -93,7 +93,7 @@ func wrap(args []string) int {
 	if live.Config().Status {
 		var latest atomic.Pointer[ptyproxy.Status]
 		j.OnStatus = func(st ptyproxy.Status) { latest.Store(&st) }
-		stop := drawStatus(console, &latest, cmd.Profile, j.Redact)
+		stop := drawStatus(stderr, &latest, cmd.Profile, j.Redact)
 		defer stop()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -141,7 +141,7 @@ func (closedStdout) Write([]byte) (int, error) {
 // a second, on a terminal only, in the words of the agent's profile, with
 // the command's secrets masked (a tool call's command can hold one); the
 // returned func erases it for good.
-func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Status], profile *stream.Profile, redact func([]byte) []byte) func() {
+func drawStatus(stderr *console.Console, latest *atomic.Pointer[ptyproxy.Status], profile *stream.Profile, redact func([]byte) []byte) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -151,11 +151,11 @@ func drawStatus(console *sessionlog.Console, latest *atomic.Pointer[ptyproxy.Sta
 		for {
 			select {
 			case <-done:
-				console.Status("")
+				stderr.Status("")
 				return
 			case now := <-tick.C:
 				if st := latest.Load(); st != nil {
-					console.Status(string(redact([]byte(st.Line(now, profile)))))
+					stderr.Status(string(redact([]byte(st.Line(now, profile)))))
 				}
 			}
 		}

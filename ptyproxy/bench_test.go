@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -187,7 +188,7 @@ func BenchmarkFeed(b *testing.B) {
 	l := &loop{
 		o: Options{
 			Parse: stream.Parse,
-			Log:   sessionlog.NewRecorder(f, sessionlog.NewRedactor(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})),
+			Log:   sessionlog.NewRecorder(f, redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})),
 		},
 		r:      &reader{},
 		wd:     watchdog.New(fast(), time.Now()),
@@ -268,7 +269,7 @@ func runBench(b *testing.B, self string, size, n int, logged bool) {
 	var f *sessionlog.File
 	if logged {
 		f = sessionlog.Open(b.TempDir(), time.Now(), func(err error) { b.Error(err) })
-		o.Log = sessionlog.NewRecorder(f, sessionlog.NewRedactor(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"}))
+		o.Log = sessionlog.NewRecorder(f, redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"}))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -5,7 +5,8 @@ import (
 	"log/slog"
 	"os"
 
-	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/ptyproxy/console"
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // Diagnostics returns a handler that writes the wrapper's messages to w
@@ -13,6 +14,6 @@ import (
 // above, with the environment's secrets masked. Each job masks its own
 // command's secrets on top.
 func Diagnostics(w io.Writer, level slog.Leveler) slog.Handler {
-	console := sessionlog.NewConsole(w, false, nil)
-	return sessionlog.NewRedactor(nil, os.Environ()).Handler(console.Handler(level))
+	out := console.New(w, false, nil)
+	return redact.New(nil, os.Environ()).Handler(out.Handler(level))
 }

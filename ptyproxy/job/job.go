@@ -20,6 +20,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/notify"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -54,7 +55,7 @@ type Job struct {
 	Tap io.Writer
 
 	setup   sync.Once
-	redact  *sessionlog.Redactor
+	redact  *redact.Redactor
 	console *slog.Logger
 	mu      sync.Mutex
 	log     *sessionlog.File // the running attempt's
@@ -412,7 +413,7 @@ func (j *Job) Redact(b []byte) []byte {
 
 func (j *Job) init() {
 	j.setup.Do(func() {
-		j.redact = sessionlog.NewRedactor(j.Cmd.Args, j.Cmd.Env)
+		j.redact = redact.New(j.Cmd.Args, j.Cmd.Env)
 		console := j.Console
 		if console == nil {
 			console = slog.DiscardHandler

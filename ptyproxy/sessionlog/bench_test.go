@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/stream"
 )
 
@@ -104,7 +105,7 @@ func BenchmarkRecord(b *testing.B) {
 // BenchmarkRedact redacts an input's records, as the session log's writer
 // gets them: one batch per write.
 func BenchmarkRedact(b *testing.B) {
-	r := NewRedactor([]string{"--api-key", "key_live_0123456789"}, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})
+	r := redact.New([]string{"--api-key", "key_live_0123456789"}, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})
 	for _, in := range benchInputs(b) {
 		recs := in.records()
 		b.Run(in.name, func(b *testing.B) {

@@ -1,7 +1,6 @@
-// Package sessionlog is where the wrapper writes about a session: the JSONL
-// log file of each attempt, and the console (stderr) it shares with the
-// agent's own stderr and a live status line. Secrets are redacted on the
-// way to both.
+// Package sessionlog is the session log: one schema of typed records, each
+// attempt's JSONL file and its writer, and finding, listing and pruning the
+// logs. Secrets are masked (package redact) on the way in.
 package sessionlog
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/watchdog"
 )
 
@@ -368,17 +369,17 @@ func Decode(line []byte) (Header, Record, error) {
 // A Recorder writes records to a session log, each with one Write, with
 // every secret the redactor knows masked. A nil Recorder writes nothing.
 type Recorder struct {
-	w      io.Writer
-	redact *Redactor
+	w       io.Writer
+	secrets *redact.Redactor
 }
 
-// NewRecorder returns a Recorder writing to w through redact (nil for
-// none).
-func NewRecorder(w io.Writer, redact *Redactor) *Recorder {
-	if redact == nil {
-		redact = &Redactor{}
+// NewRecorder returns a Recorder writing to w, masking secrets (nil: only
+// those of a known shape).
+func NewRecorder(w io.Writer, secrets *redact.Redactor) *Recorder {
+	if secrets == nil {
+		secrets = &redact.Redactor{}
 	}
-	return &Recorder{w: w, redact: redact}
+	return &Recorder{w: w, secrets: secrets}
 }
 
 // Write writes one record, stamped now.
@@ -386,7 +387,7 @@ func (r *Recorder) Write(rec Record) {
 	if r == nil {
 		return
 	}
-	_, _ = r.w.Write(r.redact.Redact(encode(time.Now(), rec))) // The log reports its own failures.
+	_, _ = r.w.Write(r.secrets.Redact(encode(time.Now(), rec))) // The log reports its own failures.
 }
 
 // AppendEvent appends an event record, as the package's AppendEvent does,
@@ -395,7 +396,7 @@ func (r *Recorder) Write(rec Record) {
 func (r *Recorder) AppendEvent(b []byte, e Event) []byte {
 	valid := utf8.Valid(e.Raw)
 	if !valid {
-		e.Raw = r.redact.Redact(e.Raw)
+		e.Raw = r.secrets.Redact(e.Raw)
 		valid = utf8.Valid(e.Raw) // The mask may have taken the invalid bytes.
 	}
 	return appendEvent(b, e, valid)
@@ -422,7 +423,7 @@ func encode(t time.Time, rec Record) []byte {
 // Append writes one record, stamped now and redacted, at the end of the
 // log at path, which an attempt wrote and may still write: for records
 // that come after it ended. It never creates the file.
-func Append(path string, r *Redactor, rec Record) error {
+func Append(path string, r *redact.Redactor, rec Record) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err // The path is in it.
@@ -443,7 +444,7 @@ func (r *Recorder) Events(p []byte) {
 	if r == nil || len(p) == 0 {
 		return
 	}
-	_, _ = r.w.Write(r.redact.Redact(p)) // The log reports its own failures.
+	_, _ = r.w.Write(r.secrets.Redact(p)) // The log reports its own failures.
 }
 
 // appendHeader starts a record as slog's JSON handler does.

@@ -1,11 +1,14 @@
 package sessionlog
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // TestAppendAfterClose: a notification's record reaches an attempt's log
@@ -25,8 +28,8 @@ func TestAppendAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redact := NewRedactor([]string{"--api-key", "secret-value-1"}, nil)
-	if err := Append(path, redact, NotifyFailed{Event: "finish", Target: "https://h/…", Error: "HTTP 403 secret-value-1", Tries: 1}); err != nil {
+	secrets := redact.New([]string{"--api-key", "secret-value-1"}, nil)
+	if err := Append(path, secrets, NotifyFailed{Event: "finish", Target: "https://h/…", Error: "HTTP 403 secret-value-1", Tries: 1}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := Read(path, time.Second)
@@ -41,10 +44,42 @@ func TestAppendAfterClose(t *testing.T) {
 		t.Errorf("exit %+v (was %+v), pid %d", after.Exit, before.Exit, after.Pid)
 	}
 	missing := filepath.Join(dir, "gone.jsonl")
-	if err := Append(missing, redact, NotifySent{}); err == nil {
+	if err := Append(missing, secrets, NotifySent{}); err == nil {
 		t.Error("appended to a log that is not there")
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("Append created a log")
+	}
+}
+
+// TestRedactedRecords checks redaction where it is used: in records,
+// where a secret appears JSON-escaped, once or twice.
+func TestRedactedRecords(t *testing.T) {
+	t.Parallel()
+	r := redact.New(nil, []string{"ANTHROPIC_API_KEY=quote\"and\\slash"})
+	var b bytes.Buffer
+	rec := NewRecorder(&b, r)
+	rec.Write(Stderr{Line: `{"text":"the key is quote\"and\\slash"}`})
+	rec.Write(OnHang{Command: "X=quote\"and\\slash"})
+	if strings.Contains(b.String(), "and\\\\slash") || strings.Count(b.String(), "[REDACTED]") != 2 {
+		t.Errorf("records %s", b.String())
+	}
+}
+
+// TestRedactBase64: a line that is not UTF-8 is kept in base64, which
+// hides a secret from masking: the Recorder masks it before encoding.
+func TestRedactBase64(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	rec := NewRecorder(&b, redact.New([]string{"--api-key", "key_live_0123456789"}, nil))
+	line := []byte("\xff bad byte, then sk-ant-api03-ABCDEFGHIJKLMNOP and key_live_0123456789")
+	rec.Events(rec.AppendEvent(nil, Event{Raw: line, Len: int64(len(line))}))
+	_, r, err := Decode(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(r.(*EventLine).Text())
+	if strings.Contains(got, "ABCDEFGHIJKLMNOP") || strings.Contains(got, "key_live") || !strings.Contains(got, "\xff bad byte") {
+		t.Errorf("logged %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package sessionlog
+package console
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // settle waits until the console's writer has written everything queued.
@@ -21,7 +23,7 @@ func settle(c *Console) {
 func TestConsoleStatusLine(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	c := NewConsole(&b, true, func() int { return 20 })
+	c := New(&b, true, func() int { return 20 })
 	for _, step := range []func(){
 		func() { c.Status("cursor-wrap 1s | thinking | silent 0s") },
 		func() { c.Write([]byte("agent stderr\n")) },
@@ -47,9 +49,9 @@ func TestConsoleStatusLine(t *testing.T) {
 func TestConsoleNoTTY(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	c := NewConsole(&b, false, nil)
+	c := New(&b, false, nil)
 	c.Status("never drawn")
-	slog.New(NewRedactor([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn))).Warn("bad key abcdef123456")
+	slog.New(redact.New([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn))).Warn("bad key abcdef123456")
 	c.Close(time.Second)
 	if b.String() != "cursor-wrap: warning: bad key [REDACTED]\n" {
 		t.Errorf("wrote %q", b.String())
@@ -67,7 +69,7 @@ func (blocked) Write(p []byte) (int, error) { select {} }
 func TestConsoleBlockedStderr(t *testing.T) {
 	t.Parallel()
 	w := blocked{}
-	c := NewConsole(w, false, nil)
+	c := New(w, false, nil)
 	log := slog.New(c.Handler(slog.LevelInfo))
 	start := time.Now()
 	for range 10_000 {
@@ -101,7 +103,7 @@ func TestConsoleBlockedStderr(t *testing.T) {
 func TestConsoleSharedStdout(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	c := NewConsole(&b, true, func() int { return 80 })
+	c := New(&b, true, func() int { return 80 })
 	out := c.Stdout(&b, true)
 	c.Status("cursor-wrap 1s | thinking")
 	settle(c)

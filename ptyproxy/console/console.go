@@ -1,4 +1,7 @@
-package sessionlog
+// Package console owns the wrapper's stderr: the agent's stderr passing
+// through, the wrapper's own messages, and the live status line, written by
+// a goroutine of its own so that nothing the wrapper decides waits on it.
+package console
 
 import (
 	"bytes"
@@ -56,9 +59,9 @@ type item struct {
 // messages, little memory.
 const maxQueued = 256 << 10
 
-// NewConsole returns a Console writing to w. tty says whether w is a
+// New returns a Console writing to w. tty says whether w is a
 // terminal; width reports its width (nil for 80).
-func NewConsole(w io.Writer, tty bool, width func() int) *Console {
+func New(w io.Writer, tty bool, width func() int) *Console {
 	if width == nil {
 		width = func() int { return 80 }
 	}
@@ -108,7 +111,7 @@ func (c *Console) Status(s string) {
 	if !c.tty {
 		return
 	}
-	s = truncate(Printable(s), c.width()-1)
+	s = truncate(printable(s), c.width()-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = &s
@@ -236,10 +239,10 @@ func truncate(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// Printable returns s with control characters (escape sequences among
+// printable returns s with control characters (escape sequences among
 // them) shown as Go escapes, so text from the agent cannot move the
 // cursor, retitle the window or clear the screen.
-func Printable(s string) string {
+func printable(s string) string {
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
@@ -281,13 +284,13 @@ func (h *consoleHandler) Handle(_ context.Context, rec slog.Record) error {
 	case rec.Level >= slog.LevelWarn:
 		b.WriteString("warning: ")
 	}
-	b.WriteString(Printable(rec.Message))
+	b.WriteString(printable(rec.Message))
 	write := func(a slog.Attr) bool {
 		v := a.Value.Resolve().String()
 		if strings.ContainsAny(v, " \t\n\"=") || v == "" {
 			v = fmt.Sprintf("%q", v)
 		}
-		fmt.Fprintf(&b, " %s=%s", a.Key, Printable(v))
+		fmt.Fprintf(&b, " %s=%s", a.Key, printable(v))
 		return true
 	}
 	for _, a := range h.attrs {

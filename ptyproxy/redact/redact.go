@@ -1,4 +1,7 @@
-package sessionlog
+// Package redact hides secrets in what the wrapper writes: the session
+// log, the console, the status line, notifications and what MCP clients
+// are sent. It masks finished bytes, so no field can slip past it.
+package redact
 
 import (
 	"bytes"
@@ -9,8 +12,8 @@ import (
 	"strings"
 )
 
-// Mask replaces a secret wherever the wrapper writes.
-const Mask = "[REDACTED]"
+// mask replaces a secret wherever the wrapper writes.
+const mask = "[REDACTED]"
 
 // A Redactor hides secrets in what the wrapper writes: values of
 // --api-key, values of environment variables whose names say they hold a
@@ -24,8 +27,9 @@ type Redactor struct {
 // would mask unrelated text; they are still masked where they are named.
 const minSecret = 6
 
-// NewRedactor learns the secrets in the agent's arguments and environment.
-func NewRedactor(args, env []string) *Redactor {
+// New learns the secrets in the agent's arguments and environment. A zero
+// Redactor masks only secrets of a known shape.
+func New(args, env []string) *Redactor {
 	r := &Redactor{}
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
@@ -35,7 +39,7 @@ func NewRedactor(args, env []string) *Redactor {
 		}
 	}
 	for _, kv := range env {
-		if name, v, ok := strings.Cut(kv, "="); ok && SecretName(name) {
+		if name, v, ok := strings.Cut(kv, "="); ok && secretName(name) {
 			r.add(v)
 		}
 	}
@@ -68,12 +72,12 @@ func jsonEscape(b []byte) []byte {
 	return s[1 : len(s)-1]
 }
 
-// SecretName reports whether an environment variable's name says it holds
+// secretName reports whether an environment variable's name says it holds
 // a secret: a word of it (between underscores) such as KEY, TOKEN, SECRET,
 // PASSWORD, PASSWD, PASS, PAT, AUTH or CREDENTIALS, or PWD beside another
 // word (MYSQL_PWD; PWD alone is the working directory). The wrapper's own
 // CURSOR_WRAP_NOTIFY is one too: a webhook URL carries its secret.
-func SecretName(name string) bool {
+func secretName(name string) bool {
 	if strings.EqualFold(name, "CURSOR_WRAP_NOTIFY") {
 		return true
 	}
@@ -106,9 +110,9 @@ func (r *Redactor) Args(args []string) []string {
 	out := slices.Clone(args)
 	for i, a := range out {
 		if strings.HasPrefix(a, "--api-key=") {
-			out[i] = "--api-key=" + Mask
+			out[i] = "--api-key=" + mask
 		} else if a == "--api-key" && i+1 < len(out) {
-			out[i+1] = Mask
+			out[i+1] = mask
 		}
 	}
 	return out
@@ -133,7 +137,7 @@ func (r *Redactor) Redact(b []byte) []byte {
 	}
 	out := bytes.Clone(b)
 	for _, s := range r.secrets {
-		out = bytes.ReplaceAll(out, s, []byte(Mask))
+		out = bytes.ReplaceAll(out, s, []byte(mask))
 	}
 	for _, t := range tokenShapes {
 		if bytes.Contains(out, t.prefix) {
@@ -273,7 +277,7 @@ func maskAfter(b, prefix []byte, min int, upper bool) []byte {
 		n := tokenRun(rest[j:], upper)
 		out = append(out, rest[:j]...)
 		if wordStart(rest, i) && n >= min {
-			out = append(out, Mask...)
+			out = append(out, mask...)
 		} else {
 			out = append(out, rest[j:j+n]...)
 		}
@@ -317,7 +321,7 @@ func maskURLPasswords(b []byte) []byte {
 		}
 		if colon > 0 && k < len(rest) && rest[k] == '@' && k > colon+1 {
 			out = append(out, rest[:colon+1]...)
-			out = append(out, Mask...)
+			out = append(out, mask...)
 			rest = rest[k:]
 		}
 	}
