@@ -13,6 +13,7 @@ import (
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
 )
 
 // inspectOptions are the flags of inspect.
@@ -72,7 +73,7 @@ func inspect(args []string) int {
 			path = logs[0]
 		}
 	}
-	t, err := sessionlog.Read(path, o.gap)
+	t, err := timeline.Read(path, o.gap)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -20,6 +20,7 @@ import (
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
 )
 
@@ -128,7 +129,7 @@ func TestNotifyEvents(t *testing.T) {
 	}
 	j.sender().Wait()
 	notes := func(path string) (sent []string) {
-		tl, err := sessionlog.Read(path, time.Hour)
+		tl, err := timeline.Read(path, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
 )
 
@@ -39,7 +40,7 @@ func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []S
 		if len(out) == limit {
 			break
 		}
-		t, err := sessionlog.Read(p, time.Hour)
+		t, err := timeline.Read(p, time.Hour)
 		if err != nil {
 			continue // Pruned, or renamed by its session id, since the listing.
 		}
@@ -53,7 +54,7 @@ func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []S
 }
 
 // sessionOf summarizes one session log.
-func sessionOf(t *sessionlog.Timeline, running bool, now time.Time) Session {
+func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
 	si := Session{ID: t.SessionID, Start: t.Start.Format(time.RFC3339), Agent: t.Agent, LogPath: t.Path}
 	if p, err := stream.ProfileNamed(t.Agent); err == nil {
 		si.Prompt = promptStart(p.Prompt(t.Argv))
@@ -99,7 +100,7 @@ func sessionOf(t *sessionlog.Timeline, running bool, now time.Time) Session {
 	return si
 }
 
-func startFailed(t *sessionlog.Timeline) bool {
+func startFailed(t *timeline.Timeline) bool {
 	for _, n := range t.Notes {
 		if n.What == sessionlog.MsgStartFailed {
 			return true

@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// Dir returns the directory the session logs of log dir dir are in: dir
+// logsDir returns the directory the session logs of log dir dir are in: dir
 // itself, or, when others may write into dir (/tmp, a shared group
 // directory, another user's), a private directory in it named for the
 // user, cursor-wrap-UID. Logs hold prompts; they are not left where others
 // can replace or read them, and a directory the wrapper did not create is
 // never re-moded.
-func Dir(dir string) string {
+func logsDir(dir string) string {
 	fi, err := os.Stat(dir)
 	if err != nil || !shared(fi) {
 		return dir
@@ -32,7 +32,7 @@ func shared(fi os.FileInfo) bool {
 }
 
 // makeDir makes the log directory if it is missing (0700) and returns the
-// one the logs go in (see Dir), which it checks is the user's own and
+// one the logs go in (see logsDir), which it checks is the user's own and
 // private when it is a private directory in a shared one.
 func makeDir(dir string) (string, error) {
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
@@ -40,7 +40,7 @@ func makeDir(dir string) (string, error) {
 			return "", err
 		}
 	}
-	private := Dir(dir)
+	private := logsDir(dir)
 	if private == dir {
 		return dir, nil
 	}

@@ -41,7 +41,7 @@ func AppendEvent(b []byte, e Event) []byte {
 // appendEvent is AppendEvent for a line whose UTF-8 validity the caller
 // already checked: on the per-line path it is checked once.
 func appendEvent(b []byte, e Event, valid bool) []byte {
-	b = appendHeader(b, e.Time, slog.LevelDebug, MsgEvent)
+	b = appendHeader(b, e.Time, slog.LevelDebug, msgEvent)
 	b = append(b, `,"recv_ts":`...)
 	b = strconv.AppendInt(b, e.RecvTS, 10)
 	if e.AgentTS != 0 {

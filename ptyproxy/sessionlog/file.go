@@ -202,7 +202,7 @@ func (l *File) loop() {
 		l.mu.Unlock()
 
 		if dropped > 0 {
-			if l.write(encode(time.Now(), LogDropped{Records: dropped})) == nil {
+			if l.write(encode(time.Now(), logDropped{Records: dropped})) == nil {
 				l.mu.Lock()
 				l.dropped -= dropped
 				l.mu.Unlock()
@@ -325,11 +325,11 @@ func (l *File) Close() {
 	}
 }
 
-// List returns the session logs of the log dir dir (see Dir), newest
+// List returns the session logs of the log dir dir (see logsDir), newest
 // first. Names start with the start time in Unix milliseconds, which gives
 // the order.
 func List(dir string) []string {
-	names, _ := filepath.Glob(filepath.Join(Dir(dir), "cursor-wrap-*.jsonl"))
+	names, _ := filepath.Glob(filepath.Join(logsDir(dir), "cursor-wrap-*.jsonl"))
 	sort.SliceStable(names, func(i, j int) bool { return startOf(names[i]) > startOf(names[j]) })
 	return names
 }
@@ -381,13 +381,4 @@ func Running(path string) bool {
 	}
 	defer f.Close()
 	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK)
-}
-
-// Latest returns the newest session log in dir.
-func Latest(dir string) (string, error) {
-	names := List(dir)
-	if len(names) == 0 {
-		return "", fmt.Errorf("no session logs in %s", Dir(dir))
-	}
-	return names[0], nil
 }

@@ -1,4 +1,7 @@
-package sessionlog
+// Package timeline reads a session log back for people, for the inspect and
+// sessions commands: what the agent did and when, its tool calls, and what
+// the wrapper decided.
+package timeline
 
 import (
 	"bufio"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -119,7 +123,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			h, rec, jerr := Decode(line)
+			h, rec, jerr := sessionlog.Decode(line)
 			if jerr != nil {
 				t.Stopped = &StoppedAt{Line: n, Error: describeBad(line, err, jerr)}
 				break
@@ -134,23 +138,21 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				t.Start = h.Time.Truncate(time.Millisecond)
 			}
 			at := Millis(h.Time.Sub(t.Start))
-			switch rec.(type) {
-			case *NotifySent, *NotifyFailed:
-				// Delivered beside the run: they may come after the exit.
-			default:
+			if !sessionlog.BesideRun(rec) {
 				end = h.Time
 			}
+			if detail, ok := sessionlog.Note(rec); ok {
+				t.note(at, h.Msg, detail)
+			}
 			switch r := rec.(type) {
-			case *Command:
+			case *sessionlog.Command:
 				t.Argv, t.Agent = r.Argv, r.Agent
 				if p, err := stream.ProfileNamed(r.Agent); err == nil {
 					t.parse = p.Parse
 				}
-			case *Start:
+			case *sessionlog.Start:
 				t.Pid = r.Pid
-			case *StartFailed:
-				t.note(at, h.Msg, r.Error)
-			case *EventLine:
+			case *sessionlog.EventLine:
 				lines++
 				recv := time.UnixMilli(r.RecvTS)
 				if r.RecvTS == 0 {
@@ -162,45 +164,21 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				}
 				last = recv
 				t.event(Millis(recv.Sub(t.Start)), Millis(g), Millis(gap), r, open)
-			case *Stderr:
+			case *sessionlog.Stderr:
 				stderr++
-			case *HangDetected:
+			case *sessionlog.HangDetected:
 				t.Verdict = &Verdict{At: at, Kind: h.Msg, Reason: r.Reason}
-			case *ExitOverdue:
+			case *sessionlog.ExitOverdue:
 				t.Verdict = &Verdict{At: at, Kind: h.Msg, Reason: r.Reason}
-			case *Kill:
+			case *sessionlog.Kill:
 				t.Kills = append(t.Kills, Entry{At: at, What: r.Signal, Detail: targets(r.Pids)})
-			case *AgentExited:
+			case *sessionlog.AgentExited:
 				code := r.Code
 				t.exit(at).AgentCode, t.exit(at).Signal = &code, r.Signal
-			case *Exit:
+			case *sessionlog.Exit:
 				e := t.exit(at)
 				status := r.Status
 				e.Cause, e.Status = r.Cause, &status
-			case *Warning:
-				t.note(at, h.Msg, r.Message)
-			case *ConfigReloaded:
-				t.note(at, h.Msg, reloadWords(r))
-			case *ConfigError:
-				t.note(at, h.Msg, r.Error)
-			case *DownstreamClosed:
-				t.note(at, h.Msg, r.Error)
-			case *Leftovers:
-				t.note(at, h.Msg, r.Message)
-			case *OnHang:
-				t.note(at, h.Msg, r.Command)
-			case *OnHangFailed:
-				t.note(at, h.Msg, r.Error)
-			case *NotifySent:
-				t.note(at, h.Msg, fmt.Sprintf("%s to %s", r.Event, r.Target))
-			case *NotifyFailed:
-				t.note(at, h.Msg, fmt.Sprintf("%s to %s: %s", r.Event, r.Target, r.Error))
-			case *LogDropped:
-				t.note(at, h.Msg, fmt.Sprintf("%d records", r.Records))
-			case *Restart:
-				t.note(at, h.Msg, r.Why)
-			case *AgentErrorRecord:
-				t.note(at, h.Msg, r.Kind+": "+r.Message)
 			}
 		}
 		if err != nil {
@@ -224,14 +202,6 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 
 func (t *Timeline) note(at Millis, what, detail string) {
 	t.Notes = append(t.Notes, Entry{At: at, What: what, Detail: detail})
-}
-
-func reloadWords(r *ConfigReloaded) string {
-	var words []string
-	for _, c := range r.Changed {
-		words = append(words, c.Key+" "+c.Old+" → "+c.New)
-	}
-	return strings.Join(words, ", ")
 }
 
 func describeBad(line []byte, readErr, jsonErr error) string {
@@ -262,7 +232,7 @@ func targets(pids []int) string {
 
 // event adds one output line: runs of events of one type and subtype that
 // involve no tool call fold into one entry, unless a long gap splits them.
-func (t *Timeline) event(at, g, gapMark Millis, rec *EventLine, open map[string]int) {
+func (t *Timeline) event(at, g, gapMark Millis, rec *sessionlog.EventLine, open map[string]int) {
 	raw := rec.Text()
 	parse := t.parse
 	if parse == nil {
@@ -314,115 +284,4 @@ func truncateText(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
-}
-
-// Format writes the timeline for people. Gaps at least gap long are marked
-// with "!" (and in bold when bold is set, for a terminal).
-func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("session  %s", orDash(t.SessionID))
-	if t.Agent != "" || t.Model != "" {
-		p("  (%s)", strings.Trim(strings.Join([]string{t.Agent, t.Model}, ", "), ", "))
-	}
-	p("\nstarted  %s", t.Start.UTC().Format("2006-01-02 15:04:05.000 MST"))
-	if t.Cwd != "" {
-		p("  in %s", t.Cwd)
-	}
-	p("\nlog      %s\n\n", t.Path)
-
-	p("%10s %9s  %s\n", "at", "gap", "event")
-	for _, e := range t.Entries {
-		g := ""
-		if e.Gap > 0 {
-			g = watchdog.Round(time.Duration(e.Gap))
-		}
-		mark := " "
-		if time.Duration(e.Gap) >= gap {
-			mark = "!"
-			if bold {
-				g = "\x1b[1m" + g + "\x1b[0m"
-				mark = "\x1b[1m!\x1b[0m"
-			}
-		}
-		what := e.What
-		if e.Count > 1 {
-			what += fmt.Sprintf(" ×%d", e.Count)
-		}
-		if e.Detail != "" {
-			what += "  " + e.Detail
-		}
-		p("%10s %9s%s %s\n", stamp(e.At), g, mark, what)
-	}
-	if len(t.Calls) > 0 {
-		p("\ntool calls\n")
-		p("  %-18s %-32s %9s  %s\n", "kind", "command", "declared", "ran")
-		for _, c := range t.Calls {
-			declared := "-"
-			if c.Declared > 0 {
-				declared = watchdog.Round(time.Duration(c.Declared))
-			}
-			ran := watchdog.Round(time.Duration(c.Duration))
-			if c.Open {
-				ran = "still open after " + ran
-			}
-			p("  %-18s %-32s %9s  %s\n", c.Kind, truncateText(strings.ReplaceAll(c.Command, "\n", " "), 32), declared, ran)
-		}
-	}
-	for _, n := range t.Notes {
-		p("\nnote     %s %s: %s", stamp(n.At), n.What, n.Detail)
-	}
-	if len(t.Notes) > 0 {
-		p("\n")
-	}
-	if v := t.Verdict; v != nil {
-		word := "hang (" + v.Reason.Kind + ")"
-		if v.Kind == "exit_overdue" {
-			word = "overdue"
-		}
-		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), v.Reason.Describe())
-	}
-	for i, k := range t.Kills {
-		label := "         "
-		if i == 0 {
-			label = "kill     "
-		}
-		p("%s%s %s to %s\n", label, stamp(k.At), k.What, k.Detail)
-	}
-	if e := t.Exit; e != nil {
-		p("exit     ")
-		if e.AgentCode != nil {
-			if e.Signal != "" {
-				p("agent killed by %s at %s", e.Signal, stamp(e.At))
-			} else {
-				p("agent exited %d at %s", *e.AgentCode, stamp(e.At))
-			}
-		}
-		if e.Status != nil {
-			p("; wrapper status %d (%s)", *e.Status, e.Cause)
-		}
-		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
-	}
-	if t.Answer != "" {
-		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
-	}
-	if s := t.Stopped; s != nil {
-		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
-	}
-}
-
-// count writes n things: "1 tool call", "2 tool calls".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-func stamp(d Millis) string { return fmt.Sprintf("+%.3fs", time.Duration(d).Seconds()) }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

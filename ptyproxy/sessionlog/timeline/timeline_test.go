@@ -1,4 +1,4 @@
-package sessionlog
+package timeline
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/ptyproxy/redact"
+	"cursor-wrap/ptyproxy/sessionlog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -85,5 +88,46 @@ func TestInspectNoNegativeOffsets(t *testing.T) {
 	tl.Format(&b, time.Second, false)
 	if strings.Contains(b.String(), "+-") || !strings.Contains(b.String(), "   +0.000s            system/init\n") {
 		t.Errorf("timeline:\n%s", b.String())
+	}
+}
+
+// TestAppendAfterClose: a notification's record reaches an attempt's log
+// after the attempt closed it, redacted, and inspect shows it as a note
+// without moving the attempt's end.
+func TestAppendAfterClose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f := sessionlog.Open(dir, time.Now(), func(err error) { t.Error(err) })
+	rec := sessionlog.NewRecorder(f, nil)
+	rec.Write(sessionlog.Command{Attempt: 1, Agent: "cursor"})
+	rec.Write(sessionlog.Start{Pid: 42})
+	rec.Write(sessionlog.Exit{Cause: "exited"})
+	path := f.Path()
+	f.Close()
+	before, err := Read(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := redact.New([]string{"--api-key", "secret-value-1"}, nil)
+	if err := sessionlog.Append(path, secrets, sessionlog.NotifyFailed{Event: "finish", Target: "https://h/…", Error: "HTTP 403 secret-value-1", Tries: 1}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := Read(path, time.Second)
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "secret-value-1") {
+		t.Errorf("secret appended: %s", data)
+	}
+	if n := len(after.Notes); n != 1 || after.Notes[0].What != "notify_failed" || after.Notes[0].Detail != "finish to https://h/…: HTTP 403 [REDACTED]" {
+		t.Errorf("notes %+v", after.Notes)
+	}
+	if after.Exit.Duration != before.Exit.Duration || after.Pid != 42 {
+		t.Errorf("exit %+v (was %+v), pid %d", after.Exit, before.Exit, after.Pid)
+	}
+	missing := filepath.Join(dir, "gone.jsonl")
+	if err := sessionlog.Append(missing, secrets, sessionlog.NotifySent{}); err == nil {
+		t.Error("appended to a log that is not there")
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("Append created a log")
 	}
 }

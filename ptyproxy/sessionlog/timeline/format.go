@@ -1,0 +1,123 @@
+package timeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+// Format writes the timeline for people. Gaps at least gap long are marked
+// with "!" (and in bold when bold is set, for a terminal).
+func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("session  %s", orDash(t.SessionID))
+	if t.Agent != "" || t.Model != "" {
+		p("  (%s)", strings.Trim(strings.Join([]string{t.Agent, t.Model}, ", "), ", "))
+	}
+	p("\nstarted  %s", t.Start.UTC().Format("2006-01-02 15:04:05.000 MST"))
+	if t.Cwd != "" {
+		p("  in %s", t.Cwd)
+	}
+	p("\nlog      %s\n\n", t.Path)
+
+	p("%10s %9s  %s\n", "at", "gap", "event")
+	for _, e := range t.Entries {
+		g := ""
+		if e.Gap > 0 {
+			g = watchdog.Round(time.Duration(e.Gap))
+		}
+		mark := " "
+		if time.Duration(e.Gap) >= gap {
+			mark = "!"
+			if bold {
+				g = "\x1b[1m" + g + "\x1b[0m"
+				mark = "\x1b[1m!\x1b[0m"
+			}
+		}
+		what := e.What
+		if e.Count > 1 {
+			what += fmt.Sprintf(" ×%d", e.Count)
+		}
+		if e.Detail != "" {
+			what += "  " + e.Detail
+		}
+		p("%10s %9s%s %s\n", stamp(e.At), g, mark, what)
+	}
+	if len(t.Calls) > 0 {
+		p("\ntool calls\n")
+		p("  %-18s %-32s %9s  %s\n", "kind", "command", "declared", "ran")
+		for _, c := range t.Calls {
+			declared := "-"
+			if c.Declared > 0 {
+				declared = watchdog.Round(time.Duration(c.Declared))
+			}
+			ran := watchdog.Round(time.Duration(c.Duration))
+			if c.Open {
+				ran = "still open after " + ran
+			}
+			p("  %-18s %-32s %9s  %s\n", c.Kind, truncateText(strings.ReplaceAll(c.Command, "\n", " "), 32), declared, ran)
+		}
+	}
+	for _, n := range t.Notes {
+		p("\nnote     %s %s: %s", stamp(n.At), n.What, n.Detail)
+	}
+	if len(t.Notes) > 0 {
+		p("\n")
+	}
+	if v := t.Verdict; v != nil {
+		word := "hang (" + v.Reason.Kind + ")"
+		if v.Kind == sessionlog.MsgExitOverdue {
+			word = "overdue"
+		}
+		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), v.Reason.Describe())
+	}
+	for i, k := range t.Kills {
+		label := "         "
+		if i == 0 {
+			label = "kill     "
+		}
+		p("%s%s %s to %s\n", label, stamp(k.At), k.What, k.Detail)
+	}
+	if e := t.Exit; e != nil {
+		p("exit     ")
+		if e.AgentCode != nil {
+			if e.Signal != "" {
+				p("agent killed by %s at %s", e.Signal, stamp(e.At))
+			} else {
+				p("agent exited %d at %s", *e.AgentCode, stamp(e.At))
+			}
+		}
+		if e.Status != nil {
+			p("; wrapper status %d (%s)", *e.Status, e.Cause)
+		}
+		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
+	}
+	if t.Answer != "" {
+		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
+	}
+	if s := t.Stopped; s != nil {
+		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
+	}
+}
+
+// count writes n things: "1 tool call", "2 tool calls".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+func stamp(d Millis) string { return fmt.Sprintf("+%.3fs", time.Duration(d).Seconds()) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
