@@ -44,16 +44,52 @@ var commands cli.Table
 // The table is set in init, as help reads it.
 func init() {
 	commands = cli.Table{
-		{Name: "shell-init", Args: strings.Join(shellhook.Shells(), "|") + " [--agents " + strings.Join(shellhook.Agents(), ",") + "]", Summary: "print shell functions that route cursor-agent through the wrapper", Flags: declares(shellInitFlags), Run: shellInit},
-		{Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang", Summary: "a session log as a timeline", Flags: declares(inspectFlags), Run: inspect},
-		{Name: "sessions", Args: "[--json] [--hung] [--limit N] [--log-dir DIR]", Summary: "the recent sessions, one line each", Flags: declares(sessionsFlags), Run: sessions},
-		{Name: "config", Args: "[--init] [--config FILE] [flags]", Summary: "the effective config, or a new file", Flags: declares(configFlags), Run: configCmd},
-		{Name: "doctor", Args: "[--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]", Summary: "check the installation", Flags: declares(doctorFlags), Run: doctor},
+		{
+			Name: "shell-init", Args: strings.Join(shellhook.Shells(), "|") + " [--agents " + strings.Join(shellhook.Agents(), ",") + "]",
+			Summary: "print shell functions that route cursor-agent through the wrapper",
+			Flags:   declares(shellInitFlags), Run: shellInit,
+		},
+		{
+			Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang",
+			Summary: "a session log as a timeline",
+			Flags:   declares(inspectFlags), Run: inspect,
+		},
+		{
+			Name: "sessions", Args: "[--json] [--hung] [--limit N] [--log-dir DIR]",
+			Summary: "the recent sessions, one line each",
+			Flags:   declares(sessionsFlags), Run: sessions,
+		},
+		{
+			Name: "config", Args: "[--init] [--config FILE] [flags]",
+			Summary: "the effective config, or a new file",
+			Flags:   declares(configFlags), Run: configCmd,
+		},
+		{
+			Name: "doctor", Args: "[--shell bash|zsh|fish] [--config FILE] [--agent-bin PATH]",
+			Summary: "check the installation",
+			Flags:   declares(doctorFlags), Run: doctor,
+		},
 		cli.MCP(mcpCmd),
-		{Name: "demo", Summary: "watch a normal run and a hang", Run: demo},
-		{Name: "completion", Args: "bash|zsh|fish", Summary: "print shell completions for cursor-wrap", Run: completion},
-		{Name: "version", Summary: "print the version", Run: version},
-		{Name: "help", Args: "[COMMAND]", Summary: "print the usage, or a command's", Run: help},
+		{
+			Name:    "demo",
+			Summary: "watch a normal run and a hang",
+			Run:     demo,
+		},
+		{
+			Name: "completion", Args: "bash|zsh|fish",
+			Summary: "print shell completions for cursor-wrap",
+			Run:     completion,
+		},
+		{
+			Name:    "version",
+			Summary: "print the version",
+			Run:     version,
+		},
+		{
+			Name: "help", Args: "[COMMAND]",
+			Summary: "print the usage, or a command's",
+			Run:     help,
+		},
 	}
 }
 
