@@ -159,36 +159,40 @@ func TestTimeout(t *testing.T) {
 
 // TestWait: the end of a run waits for a request being sent, briefly for
 // its answer, and not for a retry's pause; what is still in flight then
-// is reported as it stands, once.
+// is reported as it stands, once, and stopped: no try or retry of it
+// outlives the wait.
 func TestWait(t *testing.T) {
 	// Not parallel: it sets PATH.
 	stop := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-stop }))
 	t.Cleanup(hanging.Close)
 	t.Cleanup(func() { close(stop) })
+	failing, failed := server(t, 500, 500)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	refused := "http://" + ln.Addr().String()
 	ln.Close()
-	// A notify-send that says its pid once it runs, then hangs.
-	started := filepath.Join(t.TempDir(), "started")
+	// A notify-send that counts its runs and says its pid once it runs,
+	// then hangs.
+	started, runs := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "runs")
 	if err := syscall.Mkfifo(started, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	script := "#!/bin/sh\necho $$ > " + started + "\nexec sleep 30\n"
+	script := "#!/bin/sh\necho run >> " + runs + "\necho $$ > " + started + "\nexec sleep 30\n"
 	if err := os.WriteFile(filepath.Join(dir, "notify-send"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+":/usr/bin:/bin")
 	res := newResults()
 	s := &Sender{Report: res.report}
-	s.Send([]string{hanging.URL, refused, Desktop}, message())
+	s.Send([]string{hanging.URL, failing.URL, Desktop}, message())
 	b, err := os.ReadFile(started)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid == 0 {
 		t.Fatalf("the notifier did not start: %q, %v", b, err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	<-failed
 	start := time.Now()
 	s.wait(300*time.Millisecond, 50*time.Millisecond)
 	took := time.Since(start)
@@ -204,11 +208,17 @@ func TestWait(t *testing.T) {
 	if r := byTarget[hanging.URL]; r.Err != nil || r.Status != 0 {
 		t.Errorf("hanging server: %+v", r)
 	}
-	if r := byTarget[refused]; r.Err == nil || !strings.HasSuffix(r.Err.Error(), "; the run ended before the retry") {
-		t.Errorf("refusing server: %+v", r)
+	if r := byTarget[failing.URL]; r.Err == nil || r.Err.Error() != "HTTP 500 no_service; the run ended before the retry" {
+		t.Errorf("failing server: %+v", r)
 	}
 	if r := byTarget[Desktop]; r.Err == nil || r.Err.Error() != "not sent within 300ms of the end of the run" {
 		t.Errorf("desktop: %+v", r)
+	}
+	// Every delivery ends without its retry (a second for the failing
+	// server's pause), and none is reported twice.
+	ended(t, s)
+	if n, _ := os.ReadFile(runs); string(n) != "run\n" || len(failed) != 0 || len(res.ch) != 0 {
+		t.Errorf("after the wait: notifier runs %q, %d more posts, %d more results", n, len(failed), len(res.ch))
 	}
 
 	// Without a notifier that hangs, the wait is the answer's only.
@@ -218,6 +228,27 @@ func TestWait(t *testing.T) {
 	s2.wait(time.Second, 50*time.Millisecond)
 	if took := time.Since(start); took > 50*time.Millisecond+200*time.Millisecond {
 		t.Errorf("waited %v for a server that does not answer and one that refuses, want 50ms", took)
+	}
+	ended(t, s2)
+}
+
+// ended waits until the Sender has no delivery left, as each delivery's
+// goroutine moves it out of flight last.
+func ended(t *testing.T, s *Sender) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		s.mu.Lock()
+		left, changed := len(s.inFlight), s.changed
+		s.mu.Unlock()
+		if left == 0 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("%d deliveries still in flight 10s after the wait", left)
+		}
 	}
 }
 

@@ -69,6 +69,10 @@ var ErrNoDesktop = errors.New("no desktop notifier: neither notify-send nor osas
 type delivery struct {
 	result Result
 	start  time.Time
+	// ctx ends the delivery: Wait cancels what it reports as it stands,
+	// so that no try or retry outlives the run it was for.
+	ctx    context.Context
+	cancel context.CancelFunc
 	state  state
 	tries  int
 	err    error // of the last failed try, while waiting to retry
@@ -95,6 +99,7 @@ func (s *Sender) Send(targets []string, m Message) {
 	}
 	for _, t := range targets {
 		d := &delivery{result: Result{Event: m.Event, Target: Label(t), Log: m.Log}, start: time.Now()}
+		d.ctx, d.cancel = context.WithCancel(context.Background())
 		s.inFlight[d] = true
 		go s.deliver(d, t, body, string(title), string(text))
 	}
@@ -107,26 +112,31 @@ func (s *Sender) redact(b []byte) []byte {
 	return s.Redact(b)
 }
 
-// deliver makes at most two tries, then reports.
+// deliver makes at most two tries, then reports, unless Wait ended it
+// first.
 func (s *Sender) deliver(d *delivery, target string, body []byte, title, text string) {
+	defer d.cancel()
 	timeout, pause := cmp.Or(s.timeout, RequestTimeout), cmp.Or(s.pause, retryPause)
 	var status int
 	var err error
 	for try := 1; ; try++ {
 		s.move(d, sending, try, nil)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(d.ctx, timeout)
 		if target == Desktop {
 			err = s.desktop(ctx, title, text)
 		} else {
 			status, err = s.post(ctx, d, target, body, title)
 		}
 		cancel()
-		if err == nil || try == 2 || !retryable(status, err) {
+		if err == nil || try == 2 || !retryable(status, err) || d.ctx.Err() != nil {
 			s.finish(d, Result{Tries: try, Status: status, Err: err})
 			return
 		}
 		s.move(d, retrying, try, err)
-		time.Sleep(pause)
+		select {
+		case <-time.After(pause):
+		case <-d.ctx.Done():
+		}
 	}
 }
 
@@ -250,7 +260,8 @@ func (s *Sender) report(d *delivery, r Result) {
 // most AnswerWait for the answers to those sent. It does not wait for a
 // retry's pause. Each delivery still in flight then is reported as it
 // stands (a request sent but not answered counts as delivered, status 0)
-// and goes on unreported, if the process lives on.
+// and stopped: a process that lives on (the MCP server runs many jobs)
+// keeps no goroutine, notifier or late retry of a run that ended.
 func (s *Sender) Wait() {
 	s.wait(ExitWait, AnswerWait)
 }
@@ -299,6 +310,7 @@ func (s *Sender) wait(sendLimit, answerLimit time.Duration) {
 			d.done = true
 			left[d] = d.standing(sendLimit)
 		}
+		d.cancel()
 	}
 	s.mu.Unlock()
 	for d, r := range left {
