@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"time"
@@ -23,9 +24,11 @@ const maxCommand = 256
 
 // openCalls is the set of open tool calls. Besides the calls by id it keeps
 // two heaps, pruned lazily of closed calls: the declared deadlines, latest
-// first, and the starts, earliest first. Opening or closing a call costs
-// O(log n) however many are open, so an agent that opens a hundred
-// thousand calls costs no more per event than one that opens ten.
+// first, and the starts, earliest first (then by id). Opening or closing a
+// call costs O(log n) however many are open, and listing the longest
+// running few walks only the top of the starts heap, so an agent that
+// opens a hundred thousand calls costs no more per event or status than
+// one that opens ten.
 type openCalls struct {
 	byID      map[string]*call
 	deadlines callHeap // latest deadline on top
@@ -37,7 +40,7 @@ func newOpenCalls() openCalls {
 	return openCalls{
 		byID:      map[string]*call{},
 		deadlines: callHeap{less: func(a, b *call) bool { return a.deadline.After(b.deadline) }},
-		starts:    callHeap{less: func(a, b *call) bool { return a.start.Before(b.start) }},
+		starts:    callHeap{less: func(a, b *call) bool { return byStart(a, b) < 0 }},
 	}
 }
 
@@ -127,6 +130,54 @@ func (o *openCalls) oldestStart() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return o.starts.items[0].start, true
+}
+
+// byStart orders calls by start, then id, so that a list of the longest
+// running is the same whatever the map's order.
+func byStart(a, b *call) int {
+	return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.ID, b.ID))
+}
+
+// oldest lists the k longest-running open calls, the longest first. It
+// walks the starts heap best first from its root: a node comes out only
+// after its parent, so it visits the k calls listed, the closed calls
+// that started before the last of them, and their children, not the
+// whole set.
+func (o *openCalls) oldest(k int) []*call {
+	h := o.starts.items
+	top := make([]*call, 0, min(k, len(o.byID)))
+	if len(h) == 0 {
+		return top
+	}
+	next := &nodes{calls: h, idx: []int{0}}
+	for next.Len() > 0 && len(top) < k {
+		i := heap.Pop(next).(int)
+		if !h[i].closed {
+			top = append(top, h[i])
+		}
+		for _, child := range [2]int{2*i + 1, 2*i + 2} {
+			if child < len(h) {
+				heap.Push(next, child)
+			}
+		}
+	}
+	return top
+}
+
+// nodes is a heap of positions in the starts heap, by their calls' order.
+type nodes struct {
+	calls []*call
+	idx   []int
+}
+
+func (n nodes) Len() int           { return len(n.idx) }
+func (n nodes) Less(i, j int) bool { return byStart(n.calls[n.idx[i]], n.calls[n.idx[j]]) < 0 }
+func (n nodes) Swap(i, j int)      { n.idx[i], n.idx[j] = n.idx[j], n.idx[i] }
+func (n *nodes) Push(x any)        { n.idx = append(n.idx, x.(int)) }
+func (n *nodes) Pop() any {
+	last := n.idx[len(n.idx)-1]
+	n.idx = n.idx[:len(n.idx)-1]
+	return last
 }
 
 // budget is how long a call may run before it counts as overdue, and

@@ -8,8 +8,6 @@
 package watchdog
 
 import (
-	"cmp"
-	"slices"
 	"time"
 
 	"cursor-wrap/stream"
@@ -325,19 +323,7 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	case KindExit:
 		r.Threshold = w.th.ExitGrace
 	}
-	// The longest running first; one pass keeps the few worth listing.
-	order := func(a, b *call) int { return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.ID, b.ID)) }
-	top := make([]*call, 0, min(len(w.calls.byID), MaxReasonCalls))
-	for _, c := range w.calls.byID {
-		if len(top) == MaxReasonCalls && order(c, top[len(top)-1]) >= 0 {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, c, order)
-		if len(top) == MaxReasonCalls {
-			top = top[:len(top)-1]
-		}
-		top = slices.Insert(top, i, c)
-	}
+	top := w.calls.oldest(MaxReasonCalls)
 	r.OpenCalls = make([]OpenCall, len(top))
 	for i, c := range top {
 		b, _ := budget(c.Call, w.th)
