@@ -468,13 +468,23 @@ func TestDetectionLatency(t *testing.T) {
 			}
 			late := time.Duration(measured)*time.Millisecond - tc.threshold
 			t.Logf("%s: declared %v after the threshold", tc.name, late)
-			if late < 0 || late > 100*time.Millisecond {
-				t.Errorf("declared %v after the threshold, want within 100ms", late)
+			// Found by the 5s tick instead of the deadline's own timer, the
+			// hang would be 3.5s late or more. Past the timer, lateness is
+			// the scheduler's: 1-3ms here when idle, hundreds with the
+			// machine oversubscribed.
+			if late < 0 || late > time.Second {
+				t.Errorf("declared %v after the threshold, want at its timer", late)
 			}
-			kill, _ := find(recs, "kill")
+			// The fake agent dies of the SIGTERM: no SIGKILL after the grace.
+			var signals []string
+			for _, rec := range recs {
+				if rec.Msg == "kill" {
+					signals = append(signals, rec.Signal)
+				}
+			}
 			exited, _ := find(recs, "agent_exited")
-			if kill.Signal != "SIGCONT" || exited.Time.Before(hang.Time) || exited.Time.Sub(hang.Time) > 500*time.Millisecond {
-				t.Errorf("kill %+v, exit %v after the hang", kill, exited.Time.Sub(hang.Time))
+			if len(signals) == 0 || signals[0] != "SIGCONT" || slices.Contains(signals, "SIGKILL") || exited.Time.Before(hang.Time) {
+				t.Errorf("signals %v, exit %v after the hang", signals, exited.Time.Sub(hang.Time))
 			}
 		})
 	}
@@ -687,12 +697,14 @@ func save(t *testing.T, path, text string) {
 
 // TestConfigReload edits the config of a running wrapper: garbage is
 // refused and the last good values kept; a flag-pinned key is not changed;
-// cutting idle_timeout from 30s to 1s declares the hang right after the
-// save.
+// cutting idle_timeout from 30s to 1s after more than 1s of silence
+// declares the hang at the reload, not at the next timer.
 func TestConfigReload(t *testing.T) {
 	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "config.toml")
-	save(t, cfg, "idle_timeout = \"30s\"\nkill_grace = \"2s\"\n")
+	// The warning, due after 1s of silence, is the wrapper saying that the
+	// silence is past the limit the reload will set.
+	save(t, cfg, "idle_timeout = \"30s\"\nwarn_before = \"29s\"\nkill_grace = \"2s\"\n")
 	logDir := t.TempDir()
 	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--config", cfg, "--kill-grace", "1s", "--", "line", initLine, "line", "ready", "hang")
 	cmd.Env = testEnv()
@@ -716,12 +728,10 @@ func TestConfigReload(t *testing.T) {
 		}
 		t.Fatalf("no %s record", what)
 	}
-	save(t, cfg, "idle_timeout = \"1s\"\nkill_grace = ")
+	save(t, cfg, "idle_timeout = \"1s\"\nwarn_before = \"29s\"\nkill_grace = ")
 	waitFor("config_error")
-	// The silence must pass the new limit before it is set: real time.
-	time.Sleep(1200 * time.Millisecond)
-	save(t, cfg, "idle_timeout = \"1s\"\nkill_grace = \"9s\"\n")
-	saved := time.Now()
+	waitFor("warning")
+	save(t, cfg, "idle_timeout = \"1s\"\nwarn_before = \"29s\"\nkill_grace = \"9s\"\n")
 	go sc.Scan()
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -730,8 +740,11 @@ func TestConfigReload(t *testing.T) {
 	}
 	recs := readLogs[logRecord](t, logDir)
 	hang, _ := find(recs, "hang_detected")
-	if after := hang.Time.Sub(saved); after < 0 || after > 500*time.Millisecond {
-		t.Errorf("hang declared %v after the save, want right after (debounce %v)", after, 100*time.Millisecond)
+	reload, _ := find(recs, "config_reloaded")
+	// By the wrapper's own clock: the reload decides at once. Left to its
+	// timers, the hang would wait for the 5s tick after the warning.
+	if after := hang.Time.Sub(reload.Time); after < 0 || after > time.Second || hang.Reason.IdleSilenceMS < 1000 {
+		t.Errorf("hang declared %v after the reload, after %dms of silence; want at the reload", after, hang.Reason.IdleSilenceMS)
 	}
 	var reloaded struct {
 		Changed []struct{ Key, Old, New string }
@@ -747,7 +760,7 @@ func TestConfigReload(t *testing.T) {
 		len(reloaded.Pinned) != 1 || reloaded.Pinned[0] != "kill_grace = 9s in the file, held at 1s by the flag" {
 		t.Errorf("config_reloaded %+v", reloaded)
 	}
-	for _, want := range []string{"cursor-wrap: warning: config not reloaded, keeping the last good values: " + cfg + ":2:",
+	for _, want := range []string{"cursor-wrap: warning: config not reloaded, keeping the last good values: " + cfg + ":3:",
 		"cursor-wrap: config reloaded: idle_timeout 30s → 1s, kill_grace = 9s in the file, held at 1s by the flag"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
