@@ -12,6 +12,7 @@ import (
 
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -79,7 +80,10 @@ func sessions(args []string) int {
 			status = strconv.Itoa(*s.ExitStatus)
 		}
 		took := watchdog.Round(time.Duration(s.DurationMS) * time.Millisecond)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", start, took, cmp.Or(s.Agent, "-"), s.Outcome, status, cmp.Or(s.ID, "-"), s.Prompt)
+		// What comes from a log reaches the terminal only as stream.Display
+		// shows it: a log holds whatever the agent wrote.
+		d := stream.Display
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d(start), took, cmp.Or(d(s.Agent), "-"), d(s.Outcome), status, cmp.Or(d(s.ID), "-"), d(s.Prompt))
 	}
 	if err := w.Flush(); err != nil {
 		return cli.Fail(1, "%v", err)

@@ -13,17 +13,23 @@ import (
 
 // Format writes the timeline for people. Gaps at least gap long are marked
 // with "!" (and in bold when bold is set, for a terminal).
+//
+// Every string that comes from the log (the agent's words, a session id,
+// a path, a cause) is shown through stream.Display, the one rule for text
+// that reaches a terminal: a log can hold whatever an agent wrote, an OSC
+// that retitles the window or writes the clipboard among it.
 func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("session  %s", orDash(t.SessionID))
+	d := stream.Display
+	p("session  %s", orDash(d(t.SessionID)))
 	if t.Agent != "" || t.Model != "" {
-		p("  (%s)", strings.Trim(strings.Join([]string{t.Agent, t.Model}, ", "), ", "))
+		p("  (%s)", d(strings.Trim(strings.Join([]string{t.Agent, t.Model}, ", "), ", ")))
 	}
 	p("\nstarted  %s", t.Start.UTC().Format("2006-01-02 15:04:05.000 MST"))
 	if t.Cwd != "" {
-		p("  in %s", t.Cwd)
+		p("  in %s", d(t.Cwd))
 	}
-	p("\nlog      %s\n\n", t.Path)
+	p("\nlog      %s\n\n", d(t.Path))
 
 	p("%10s %9s  %s\n", "at", "gap", "event")
 	for _, e := range t.Entries {
@@ -39,12 +45,12 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 				mark = "\x1b[1m!\x1b[0m"
 			}
 		}
-		what := e.What
+		what := d(e.What)
 		if e.Count > 1 {
 			what += fmt.Sprintf(" ×%d", e.Count)
 		}
 		if e.Detail != "" {
-			what += "  " + e.Detail
+			what += "  " + d(e.Detail)
 		}
 		p("%10s %9s%s %s\n", stamp(e.At), g, mark, what)
 	}
@@ -60,40 +66,40 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 			if c.Open {
 				ran = "still open after " + ran
 			}
-			p("  %-18s %-32s %9s  %s\n", c.Kind, truncateText(strings.ReplaceAll(c.Command, "\n", " "), 32), declared, ran)
+			p("  %-18s %-32s %9s  %s\n", stream.Cut(d(c.Kind), 18), stream.Cut(d(c.Command), 32), declared, ran)
 		}
 	}
 	for _, n := range t.Notes {
-		p("\nnote     %s %s: %s", stamp(n.At), n.What, n.Detail)
+		p("\nnote     %s %s: %s", stamp(n.At), d(n.What), d(n.Detail))
 	}
 	if len(t.Notes) > 0 {
 		p("\n")
 	}
 	if v := t.Verdict; v != nil {
-		word := "hang (" + v.Reason.Kind + ")"
+		word := "hang (" + d(v.Reason.Kind) + ")"
 		if v.Kind == sessionlog.MsgExitOverdue {
 			word = "overdue"
 		}
-		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), v.Reason.Describe())
+		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), d(v.Reason.Describe()))
 	}
 	for i, k := range t.Kills {
 		label := "         "
 		if i == 0 {
 			label = "kill     "
 		}
-		p("%s%s %s to %s\n", label, stamp(k.At), k.What, k.Detail)
+		p("%s%s %s to %s\n", label, stamp(k.At), d(k.What), d(k.Detail))
 	}
 	if e := t.Exit; e != nil {
 		p("exit     ")
 		if e.AgentCode != nil {
 			if e.Signal != "" {
-				p("agent killed by %s at %s", e.Signal, stamp(e.At))
+				p("agent killed by %s at %s", d(e.Signal), stamp(e.At))
 			} else {
 				p("agent exited %d at %s", *e.AgentCode, stamp(e.At))
 			}
 		}
 		if e.Status != nil {
-			p("; wrapper status %d (%s)", *e.Status, e.Cause)
+			p("; wrapper status %d (%s)", *e.Status, d(e.Cause))
 		}
 		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
 	}
@@ -101,7 +107,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
 	}
 	if s := t.Stopped; s != nil {
-		p("\nthe log stops at line %d: %s\n", s.Line, s.Error)
+		p("\nthe log stops at line %d: %s\n", s.Line, d(s.Error))
 	}
 }
 
