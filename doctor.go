@@ -135,9 +135,11 @@ func runFor(d time.Duration, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
+// firstLine is the first line of what a program printed, as a terminal
+// may show it (stream.Display): a broken agent's --version can print
+// anything.
 func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
+	return stream.FirstLine(s, 200)
 }
 
 // checkShell checks that a new shell, started as a terminal starts it,
