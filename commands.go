@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
 )
@@ -74,7 +75,7 @@ func configCmd(args []string) int {
 	if o.init {
 		path := o.config
 		if path == "" {
-			path = job.DefaultPath(os.Getenv)
+			path = config.DefaultPath(os.Getenv)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)
@@ -87,13 +88,13 @@ func configCmd(args []string) int {
 			return cli.Fail(job.ExitWrapper, "%v", err)
 		}
 		defer f.Close()
-		if _, err := io.WriteString(f, job.InitText()); err != nil {
+		if _, err := io.WriteString(f, config.InitText()); err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)
 		}
 		fmt.Fprintf(os.Stderr, "cursor-wrap: wrote %s\n", path)
 		return 0
 	}
-	cfg, file, err := job.Load(o.config, o.settings)
+	cfg, file, err := config.Load(o.config, o.settings)
 	if err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
@@ -103,9 +104,9 @@ func configCmd(args []string) int {
 		state = "loaded"
 	}
 	fmt.Printf("# config file: %s (%s)\n", path, state)
-	for _, key := range job.Keys() {
+	for _, key := range config.Keys() {
 		v := quoteValue(cfg, key)
-		if key == job.ToolTimeoutsKey {
+		if key == config.ToolTimeoutsKey {
 			v = cfg.Value(key)
 		}
 		fmt.Printf("%-24s = %-24s # %s\n", key, v, cfg.Source(key))
@@ -113,7 +114,7 @@ func configCmd(args []string) int {
 	return 0
 }
 
-func quoteValue(cfg job.Config, key string) string {
+func quoteValue(cfg config.Config, key string) string {
 	v := cfg.Value(key)
 	switch {
 	case v == "true", v == "false", strings.HasPrefix(v, "["): // A list is TOML already.

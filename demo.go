@@ -14,6 +14,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -57,7 +58,7 @@ func demo(args []string) int {
 	say("Session logs go to %s (removed at the end).", dir)
 	say("")
 	say("1. A normal session: a cursor-agent transcript replayed at 10x speed.")
-	cfg := job.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.LogDir, cfg.ExitGrace, cfg.KillGrace, cfg.LogKeep = dir, time.Second, time.Second, 0
 	out1, status1 := demoRun(self, cfg, stdout, say, "replay", transcript, "10")
 	say("   => exit status %d, %d lines forwarded byte for byte, %d tool calls, longest silence %s.",
@@ -81,12 +82,12 @@ func demo(args []string) int {
 
 // demoRun runs the fake agent once through the job, narrates it, and
 // returns how it ended and the wrapper's exit status for it.
-func demoRun(self string, cfg job.Config, stdout io.Writer, say func(string, ...any), steps ...string) (job.Result, int) {
+func demoRun(self string, cfg config.Config, stdout io.Writer, say func(string, ...any), steps ...string) (job.Result, int) {
 	n := &narrator{say: say, start: time.Now(), idle: cfg.IdleTimeout}
 	j := &job.Job{
 		Cmd: job.Command{Profile: stream.Cursor, Path: self, Args: append([]string{fakeagent.Subcommand}, steps...),
 			Env: os.Environ(), Mode: stream.Events, Direct: true},
-		Live: job.NewLive(cfg), IO: ptyproxy.IO{Stdout: stdout, Stderr: os.Stderr}, Tap: n, NoRestart: true,
+		Live: config.NewLive(cfg), IO: ptyproxy.IO{Stdout: stdout, Stderr: os.Stderr}, Tap: n, NoRestart: true,
 	}
 	res, err := j.Run(context.Background())
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -57,9 +58,9 @@ func doctor(args []string) int {
 		}
 	}
 
-	cfg, file, err := job.Load(o.config, o.settings)
+	cfg, file, err := config.Load(o.config, o.settings)
 	if err != nil {
-		cfg = job.DefaultConfig()
+		cfg = config.DefaultConfig()
 	}
 	path := file.Path
 	switch {
@@ -69,8 +70,8 @@ func doctor(args []string) int {
 		check(true, "config: "+path+" not found; the defaults apply", "")
 	default:
 		var set []string
-		for _, key := range job.Keys() {
-			if src := cfg.Source(key); src != job.FromDefault {
+		for _, key := range config.Keys() {
+			if src := cfg.Source(key); src != config.FromDefault {
 				set = append(set, fmt.Sprintf("%s=%s (%s)", key, cfg.Value(key), src))
 			}
 		}
@@ -103,11 +104,11 @@ func doctor(args []string) int {
 	checkShell(check, o.shell, funcs[0])
 
 	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
-	if old := job.OldLogDir(); cfg.Source("log_dir") == job.FromDefault && cfg.LogDir == old {
+	if old := config.OldLogDir(); cfg.Source("log_dir") == config.FromDefault && cfg.LogDir == old {
 		// Not a failure: the logs are written. But they are not where the
 		// docs say, and the move is the user's to make.
 		fmt.Printf("! session logs go to %s, where earlier versions wrote them, as long as it exists; the place for them is now %s\n    move them: %s\n",
-			tilde(old), tilde(job.StateLogDir()), moveLogs(old, job.StateLogDir()))
+			tilde(old), tilde(config.StateLogDir()), moveLogs(old, config.StateLogDir()))
 	}
 
 	master, slave, err := pty.Open()

@@ -9,6 +9,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
 )
@@ -81,7 +82,7 @@ func misplaced(args []string, atStart bool) error {
 		return fmt.Errorf("%q is a command: it goes first, as in cursor-wrap %s …", word, word)
 	}
 	if atStart {
-		if s := job.Suggest(word, commands.Names()); s != "" {
+		if s := config.Suggest(word, commands.Names()); s != "" {
 			return fmt.Errorf("unknown command %q — did you mean %s? A prompt goes after --", word, s)
 		}
 		return fmt.Errorf("unknown command %q: a prompt goes after --, as in cursor-wrap -- %s, or on stdin", word, job.ShellWords(args))
@@ -93,26 +94,26 @@ func misplaced(args []string, atStart bool) error {
 // the config file's path, the shell functions' switch and their word to
 // the wrapper, the depth guard, the attempt marker, and what an on_hang or
 // a notification command is given (it may run cursor-wrap again).
-var otherEnv = []string{job.EnvPrefix + "CONFIG", job.EnvPrefix + "DISABLE", shellhook.FuncEnv, shellhook.DepthEnv,
-	ptyproxy.MarkerEnv, job.EnvPrefix + "LOG", job.EnvPrefix + "SESSION_ID", job.EnvPrefix + "EXIT",
-	job.EnvPrefix + "NOTIFY_TITLE", job.EnvPrefix + "NOTIFY_TEXT"}
+var otherEnv = []string{config.EnvPrefix + "CONFIG", config.EnvPrefix + "DISABLE", shellhook.FuncEnv, shellhook.DepthEnv,
+	ptyproxy.MarkerEnv, config.EnvPrefix + "LOG", config.EnvPrefix + "SESSION_ID", config.EnvPrefix + "EXIT",
+	config.EnvPrefix + "NOTIFY_TITLE", config.EnvPrefix + "NOTIFY_TEXT"}
 
 // unknownEnv says, for each variable of environ named like the wrapper's
 // that the wrapper does not read, that it does nothing, and the one meant
 // when it is a typo: a misspelled setting must not pass unseen.
 func unknownEnv(environ []string) []string {
 	known := slices.Clone(otherEnv)
-	for _, s := range job.Settings {
+	for _, s := range config.Settings {
 		known = append(known, s.Env())
 	}
 	var out []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, job.EnvPrefix) || slices.Contains(known, name) {
+		if !strings.HasPrefix(name, config.EnvPrefix) || slices.Contains(known, name) {
 			continue
 		}
 		msg := "$" + name + " is not a setting of cursor-wrap and does nothing"
-		if s := job.Suggest(name, known); s != "" {
+		if s := config.Suggest(name, known); s != "" {
 			msg += ": did you mean $" + s + "?"
 		}
 		out = append(out, msg)
@@ -145,8 +146,8 @@ Flags:
 	fs := newFlagSet(&o)
 	fs.VisitAll(func(f *flag.Flag) {
 		def := f.DefValue
-		if s, ok := job.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
-			c := job.DefaultConfig()
+		if s, ok := config.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
+			c := config.DefaultConfig()
 			def = c.Value(s.Key)
 			if s.Key == "log_dir" {
 				def = "$XDG_STATE_HOME/cursor-wrap/logs, else ~/.local/state/cursor-wrap/logs"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -106,6 +107,6 @@ func (o logDirFlags) dir() (string, error) {
 	if o.logDir != "" {
 		return o.logDir, nil
 	}
-	cfg, _, err := job.Load(o.config, nil)
+	cfg, _, err := config.Load(o.config, nil)
 	return cfg.LogDir, err
 }

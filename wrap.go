@@ -17,6 +17,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/console"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/shellhook"
@@ -42,7 +43,7 @@ func wrap(args []string) int {
 		// must not become a prompt run with --force.
 		return cli.Fail(job.ExitUsage, "%v", misplaced(o.agentArgs, len(o.agentArgs) == len(args)))
 	}
-	live, err := job.LoadLive(o.config, o.settings)
+	live, err := config.LoadLive(o.config, o.settings)
 	if err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
@@ -123,7 +124,7 @@ func inspectCommand(logPath string) string {
 	if logPath == "" {
 		return ""
 	}
-	if cfg, _, err := job.Load("", nil); err == nil && filepath.Clean(cfg.LogDir) == filepath.Dir(logPath) {
+	if cfg, _, err := config.Load("", nil); err == nil && filepath.Clean(cfg.LogDir) == filepath.Dir(logPath) {
 		return "cursor-wrap inspect --last"
 	}
 	return "cursor-wrap inspect " + job.ShellWords([]string{logPath})

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 )
@@ -31,7 +32,7 @@ const maxName = 256
 // fixes the run's timeouts: a requested one, or the config's default, is
 // clamped to the [mcp] bounds. hard_timeout defaults to the config's, else
 // to max_hard_timeout: a run never goes without a cap.
-func launchFor(in runInput, cfg job.Config) (job.Request, job.Limits, error) {
+func launchFor(in runInput, cfg config.Config) (job.Request, job.Limits, error) {
 	l := job.Request{Prompt: in.Prompt, Model: in.Model, Agent: in.Agent, Resume: in.Resume}
 	lim := job.Limits{Via: "mcp"}
 	if strings.TrimSpace(l.Prompt) == "" {
@@ -116,7 +117,7 @@ func bounded(lim *job.Limits, name, text string, def, lo, hi time.Duration) (tim
 		applied, bound = hi, "max_"+name
 	}
 	if bound != "" {
-		lim.Clamped = append(lim.Clamped, job.Clamp{Name: name, Requested: d.String(), Applied: applied.String(), Bound: "mcp." + bound, FromConfig: text == ""})
+		lim.Clamped = append(lim.Clamped, config.Clamp{Name: name, Requested: d.String(), Applied: applied.String(), Bound: "mcp." + bound, FromConfig: text == ""})
 	}
 	return applied, nil
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/watchdog"
 )
 
@@ -144,7 +144,7 @@ func TestStartWaitFinish(t *testing.T) {
 // the structured error; the warning before it ends a wait early.
 func TestWaitHung(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.WarnBefore = time.Second })
+	h := newHarness(t, func(c *config.Config) { c.WarnBefore = time.Second })
 	st := h.start(map[string]any{"prompt": steps("line", initLine, "hang"), "idle_timeout": "2s"})
 	start := time.Now()
 	var first report
@@ -173,7 +173,7 @@ func TestWaitHung(t *testing.T) {
 // TestCancelAgent cancels a running run and a queued one.
 func TestCancelAgent(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.MCP.MaxConcurrent = 1 })
+	h := newHarness(t, func(c *config.Config) { c.MCP.MaxConcurrent = 1 })
 	st := h.start(map[string]any{"prompt": steps("line", initLine, "ignore-term", "setsid-child", "hang")})
 	queued := h.start(map[string]any{"prompt": steps("line", answerLine)})
 	if queued.State != stateQueued || !strings.HasPrefix(queued.Phase, "queued: 1 of 1 agents running") {
@@ -249,7 +249,7 @@ func TestDisconnectKillsBackgroundRuns(t *testing.T) {
 // agent_sessions shows it, and all finish.
 func TestQueueStates(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.MCP.MaxConcurrent = 2 })
+	h := newHarness(t, func(c *config.Config) { c.MCP.MaxConcurrent = 2 })
 	var ids []string
 	states := map[string]int{}
 	for range 6 {
@@ -340,7 +340,7 @@ func TestRetentionMemory(t *testing.T) {
 // TestLiveBound refuses a run beyond maxLive queued or running.
 func TestLiveBound(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.MCP.MaxConcurrent = 1 })
+	h := newHarness(t, func(c *config.Config) { c.MCP.MaxConcurrent = 1 })
 	h.srv.reg.mu.Lock()
 	h.srv.reg.maxLive = 2
 	h.srv.reg.mu.Unlock()

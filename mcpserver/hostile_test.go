@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
 )
@@ -34,7 +35,7 @@ const (
 // partial output: no frame the client receives holds a secret.
 func TestSecretsNeverReachTheClient(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) {
+	h := newHarness(t, func(c *config.Config) {
 		c.WarnBefore = 1500 * time.Millisecond
 		c.ToolGrace = time.Second
 	})
@@ -116,7 +117,7 @@ func TestPromptIsAPrompt(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessResolve(t, legacyProtocol, func(c *job.Config) { c.Agent, c.AgentBin = "cursor", bin }, job.Resolve)
+	h := newHarnessResolve(t, legacyProtocol, func(c *config.Config) { c.Agent, c.AgentBin = "cursor", bin }, job.Resolve)
 	ws := t.TempDir()
 	for _, prompt := range []string{"--workspace=/", "--resume=X", "--output-format=text", "-p"} {
 		var got success
@@ -301,7 +302,7 @@ func TestEveryAgentsAnswer(t *testing.T) {
 			if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			h := newHarnessResolve(t, legacyProtocol, func(c *job.Config) { c.Agent, c.AgentBin = agent, bin }, job.Resolve)
+			h := newHarnessResolve(t, legacyProtocol, func(c *config.Config) { c.Agent, c.AgentBin = agent, bin }, job.Resolve)
 			res := h.run("", map[string]any{"prompt": "say hello"}, &success{})
 			if res.IsError || text(res, 0) != "Hello from the mock model." {
 				t.Errorf("%s answered %q", agent, text(res, 0))

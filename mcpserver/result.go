@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -46,16 +47,16 @@ const (
 
 // success is the structured content of an answered run.
 type success struct {
-	RunID       string      `json:"run_id,omitempty"`
-	State       string      `json:"state,omitempty"`
-	SessionID   string      `json:"session_id"`
-	DurationMS  int64       `json:"duration_ms"`
-	ToolCalls   int         `json:"tool_calls"`
-	ExitStatus  int         `json:"exit_status"`
-	LogPath     string      `json:"log_path"`
-	IdleTimeout string      `json:"idle_timeout"`
-	HardTimeout string      `json:"hard_timeout"`
-	Clamped     []job.Clamp `json:"clamped,omitempty"`
+	RunID       string         `json:"run_id,omitempty"`
+	State       string         `json:"state,omitempty"`
+	SessionID   string         `json:"session_id"`
+	DurationMS  int64          `json:"duration_ms"`
+	ToolCalls   int            `json:"tool_calls"`
+	ExitStatus  int            `json:"exit_status"`
+	LogPath     string         `json:"log_path"`
+	IdleTimeout string         `json:"idle_timeout"`
+	HardTimeout string         `json:"hard_timeout"`
+	Clamped     []config.Clamp `json:"clamped,omitempty"`
 	// AnswerBytes is the size of an answer cut to maxAnswer.
 	AnswerBytes int `json:"answer_bytes,omitempty"`
 }
@@ -72,12 +73,12 @@ type failure struct {
 	Partial *partial    `json:"partial,omitempty"`
 	// SessionID is what to pass back as resume; "" when the agent never
 	// named its session.
-	SessionID   string      `json:"session_id"`
-	LogPath     string      `json:"log_path,omitempty"`
-	ExitStatus  int         `json:"exit_status,omitempty"` // as the wrapper command would exit
-	DurationMS  int64       `json:"duration_ms,omitempty"`
-	Suggestions []string    `json:"suggestions"`
-	Clamped     []job.Clamp `json:"clamped,omitempty"`
+	SessionID   string         `json:"session_id"`
+	LogPath     string         `json:"log_path,omitempty"`
+	ExitStatus  int            `json:"exit_status,omitempty"` // as the wrapper command would exit
+	DurationMS  int64          `json:"duration_ms,omitempty"`
+	Suggestions []string       `json:"suggestions"`
+	Clamped     []config.Clamp `json:"clamped,omitempty"`
 }
 
 // A sentReason is a watchdog reason as the server sends it: at most

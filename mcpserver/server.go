@@ -25,19 +25,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 )
 
 // Options configure a Server.
 type Options struct {
 	// Live is the configuration, reloaded when its file changes.
-	Live *job.Live
+	Live *config.Live
 	// Wrapper is the cursor-wrap binary, never taken for the agent; ""
 	// for the one installed beside this executable.
 	Wrapper string
 	// Resolve builds a run's command; nil for job.Resolve. It is called
 	// once per run, concurrently with other runs.
-	Resolve func(job.Config, job.Request) (job.Command, error)
+	Resolve func(config.Config, job.Request) (job.Command, error)
 	// Console receives the server's diagnostics; nil for none.
 	Console slog.Handler
 	Version string
@@ -81,7 +82,7 @@ func New(o Options) *Server {
 		o.Console = slog.DiscardHandler
 	}
 	s := &Server{opts: o, gate: newGate(o.Live.Config().MCP.MaxConcurrent), reg: newRegistry(), console: slog.New(o.Console)}
-	o.Live.OnChange(func(cfg job.Config) { s.gate.setLimit(cfg.MCP.MaxConcurrent) })
+	o.Live.Subscribe(func(u config.Update) { s.gate.setLimit(u.Config.MCP.MaxConcurrent) })
 	s.base, s.stopAll = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "cursor-wrap", Title: "cursor-wrap: watched coding agents", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
@@ -135,7 +136,7 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser
 }
 
 // config returns the configuration in force.
-func (s *Server) config() job.Config { return s.opts.Live.Config() }
+func (s *Server) config() config.Config { return s.opts.Live.Config() }
 
 // running reports the log paths of the agents running now.
 func (s *Server) running() map[string]bool {

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
@@ -52,7 +53,7 @@ const (
 type harness struct {
 	t      *testing.T
 	srv    *Server
-	live   *job.Live
+	live   *config.Live
 	cs     *mcp.ClientSession
 	logDir string
 	served chan error
@@ -91,12 +92,12 @@ const legacyProtocol = "2025-11-25"
 
 // newHarness starts a server whose config tune adjusts, and a client that
 // speaks legacyProtocol.
-func newHarness(t *testing.T, tune func(*job.Config)) *harness {
+func newHarness(t *testing.T, tune func(*config.Config)) *harness {
 	t.Helper()
 	return newHarnessVersion(t, legacyProtocol, tune)
 }
 
-func newHarnessVersion(t *testing.T, version string, tune func(*job.Config)) *harness {
+func newHarnessVersion(t *testing.T, version string, tune func(*config.Config)) *harness {
 	t.Helper()
 	return newHarnessResolve(t, version, tune, nil)
 }
@@ -104,9 +105,9 @@ func newHarnessVersion(t *testing.T, version string, tune func(*job.Config)) *ha
 // newHarnessResolve starts a harness whose runs are resolved by resolve:
 // nil for the harness's own, which runs the prompt as the fake agent's
 // steps.
-func newHarnessResolve(t *testing.T, version string, tune func(*job.Config), resolve func(job.Config, job.Request) (job.Command, error)) *harness {
+func newHarnessResolve(t *testing.T, version string, tune func(*config.Config), resolve func(config.Config, job.Request) (job.Command, error)) *harness {
 	t.Helper()
-	cfg := job.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.LogDir = t.TempDir()
 	cfg.IdleTimeout = 5 * time.Second
 	cfg.ExitGrace = time.Second
@@ -119,7 +120,7 @@ func newHarnessResolve(t *testing.T, version string, tune func(*job.Config), res
 		tune(&cfg)
 	}
 	h := &harness{t: t, logDir: cfg.LogDir, progress: map[any][]string{}, served: make(chan error, 1)}
-	h.live = job.NewLive(cfg)
+	h.live = config.NewLive(cfg)
 	if resolve == nil {
 		resolve = h.resolve
 	}
@@ -175,7 +176,7 @@ func (h *harness) disconnect() {
 
 // resolve runs the test binary as the fake agent, with the prompt's steps
 // as its arguments.
-func (h *harness) resolve(_ job.Config, l job.Request) (job.Command, error) {
+func (h *harness) resolve(_ config.Config, l job.Request) (job.Command, error) {
 	h.mu.Lock()
 	h.launches = append(h.launches, l)
 	h.mu.Unlock()
@@ -507,7 +508,7 @@ func TestIdleHang(t *testing.T) {
 
 func TestToolHang(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.ToolGrace = 100 * time.Millisecond })
+	h := newHarness(t, func(c *config.Config) { c.ToolGrace = 100 * time.Millisecond })
 	var got failure
 	// The idle timeout is long: a tool call that runs is never idle, and
 	// the agent may be slow to start on a busy machine.
@@ -597,14 +598,14 @@ func TestResumePassesThrough(t *testing.T) {
 
 func TestClamping(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) {
+	h := newHarness(t, func(c *config.Config) {
 		// The minimum is longer than a busy machine takes to start the agent.
 		c.MCP.MinIdleTimeout, c.MCP.MaxIdleTimeout = 2*time.Second, 3*time.Second
 		c.MCP.MaxHardTimeout = time.Minute
 	})
 	var got success
 	res := h.run("", map[string]any{"prompt": steps("line", initLine, "line", answerLine), "idle_timeout": "1ms", "hard_timeout": "100h"}, &got)
-	want := []job.Clamp{
+	want := []config.Clamp{
 		{Name: "idle_timeout", Requested: "1ms", Applied: "2s", Bound: "mcp.min_idle_timeout"},
 		{Name: "hard_timeout", Requested: "100h0m0s", Applied: "1m0s", Bound: "mcp.max_hard_timeout"},
 	}
@@ -616,7 +617,7 @@ func TestClamping(t *testing.T) {
 	}
 	// The config's idle_timeout (5s) is over this server's maximum.
 	h.run("", map[string]any{"prompt": steps("line", answerLine)}, &got)
-	if len(got.Clamped) != 1 || got.Clamped[0] != (job.Clamp{Name: "idle_timeout", Requested: "5s", Applied: "3s", Bound: "mcp.max_idle_timeout", FromConfig: true}) {
+	if len(got.Clamped) != 1 || got.Clamped[0] != (config.Clamp{Name: "idle_timeout", Requested: "5s", Applied: "3s", Bound: "mcp.max_idle_timeout", FromConfig: true}) {
 		t.Errorf("clamped %+v", got.Clamped)
 	}
 }
@@ -629,7 +630,7 @@ func TestWarningBeforeKill(t *testing.T) {
 	for _, version := range []string{legacyProtocol, mcp.SupportedProtocolVersions()[0]} {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
-			h := newHarnessVersion(t, version, func(c *job.Config) { c.WarnBefore = time.Second })
+			h := newHarnessVersion(t, version, func(c *config.Config) { c.WarnBefore = time.Second })
 			if version != legacyProtocol {
 				h.meta = mcp.Meta{mcp.MetaKeyLogLevel: "warning"}
 			}
@@ -702,7 +703,7 @@ func TestDisconnectKillsEveryAgent(t *testing.T) {
 
 func TestConcurrencyBound(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *job.Config) { c.MCP.MaxConcurrent = 1 })
+	h := newHarness(t, func(c *config.Config) { c.MCP.MaxConcurrent = 1 })
 	var wg sync.WaitGroup
 	results := make([]success, 2)
 	for i, token := range []string{"first", "second"} {
@@ -730,8 +731,8 @@ func TestConcurrencyBound(t *testing.T) {
 
 func TestReloadKeepsCallTimeouts(t *testing.T) {
 	t.Parallel()
-	var cfg job.Config
-	h := newHarness(t, func(c *job.Config) { cfg = *c })
+	var cfg config.Config
+	h := newHarness(t, func(c *config.Config) { cfg = *c })
 	done := make(chan success, 1)
 	go func() {
 		var got success

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/stream"
 )
 
 func TestLaunchFor(t *testing.T) {
 	t.Parallel()
-	cfg := job.DefaultConfig() // idle 60s, no hard timeout; [mcp] 10s–30m, 1m–4h
+	cfg := config.DefaultConfig() // idle 60s, no hard timeout; [mcp] 10s–30m, 1m–4h
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name       string

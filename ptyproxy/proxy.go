@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -90,7 +91,7 @@ type Reload struct {
 	// Changes and Pinned are for the config_reloaded record: what changed,
 	// and what the file tried to change but a flag or the environment
 	// holds. Err says why the file was not applied instead.
-	Changes []sessionlog.Change
+	Changes []config.Change
 	Pinned  []string
 	Err     error
 }

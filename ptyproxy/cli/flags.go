@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/shellhook"
@@ -40,7 +41,7 @@ var Values = map[string]Value{
 // settingFlag records a config key given on the command line; the value
 // is parsed and validated with the rest of the config.
 type settingFlag struct {
-	s    job.Setting
+	s    config.Setting
 	into map[string]string
 }
 
@@ -50,14 +51,14 @@ func (f settingFlag) IsBoolFlag() bool   { return f.s.IsBool() }
 
 // SettingFlags declares the settings named by keys (every setting when
 // none is named) as flags that record their text into, by key, and
-// --config, the config file's path, into config.
-func SettingFlags(fs *flag.FlagSet, config *string, into map[string]string, keys ...string) {
-	for _, s := range job.Settings {
+// --config, the config file's path, into configPath.
+func SettingFlags(fs *flag.FlagSet, configPath *string, into map[string]string, keys ...string) {
+	for _, s := range config.Settings {
 		if len(keys) == 0 || slices.Contains(keys, s.Key) {
 			fs.Var(settingFlag{s, into}, s.Flag(), s.Doc)
 		}
 	}
-	fs.StringVar(config, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
+	fs.StringVar(configPath, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
 }
 
 // Parse parses args with fs and says whether "--" ended the flags. Its
@@ -165,7 +166,7 @@ func unknownFlag(fs *flag.FlagSet, arg, sub string) error {
 	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if s := job.Suggest(name, names); s != "" {
+	if s := config.Suggest(name, names); s != "" {
 		return fmt.Errorf("unknown flag %s: did you mean --%s?", arg, s)
 	}
 	if sub == "" {
@@ -215,8 +216,8 @@ func Example(f *flag.Flag) string {
 			return "FILE"
 		}
 	}
-	if s, ok := job.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
-		c := job.DefaultConfig()
+	if s, ok := config.Lookup(strings.ReplaceAll(f.Name, "-", "_")); ok {
+		c := config.DefaultConfig()
 		if v := c.Value(s.Key); v != "" {
 			if _, err := time.ParseDuration(v); err == nil {
 				return "90s"

@@ -1,10 +1,11 @@
 // Package job is the one place an agent run is assembled, whoever asks
 // for it (the wrapper command, its restarts, the demo, the MCP server):
-// the configuration (the settings table, the TOML file, precedence, the
-// file watch and the reload fan-out to running attempts), resolving the
-// command (agent binary, profile, environment, headless arguments), one
-// attempt (its session log and records, ptyproxy.Run, on_hang,
-// notifications), restarts, and the exit-status policy.
+// resolving the command (agent binary, profile, environment, headless
+// arguments), one attempt (its session log and records, ptyproxy.Run,
+// on_hang, notifications), restarts, and the exit-status policy, with the
+// words that report a run and the list of past sessions. A running attempt
+// follows the configuration: job turns each config.Update into a
+// ptyproxy.Reload.
 package job
 
 import (
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -30,7 +32,7 @@ import (
 // its stderr and the wrapper's messages go. Run runs its attempts.
 type Job struct {
 	Cmd  Command
-	Live *Live
+	Live *config.Live
 	// IO is every attempt's, but Stdin goes to the first attempt (and is
 	// replayed to a rerun of the original command); a nil Stdin gives the
 	// agent an empty one.
@@ -67,11 +69,8 @@ type Limits struct {
 	Via     string // who fixed them, for the command record: "mcp"
 	Idle    time.Duration
 	Hard    time.Duration
-	Clamped []Clamp
+	Clamped []config.Clamp
 }
-
-// A Clamp reports a timeout moved into the config's bounds.
-type Clamp = sessionlog.Clamp
 
 // A Result is how a run ended: its last attempt's outcome and log, and
 // the agent's final answer.
@@ -264,7 +263,7 @@ func (j *Job) sleep(ctx context.Context, d time.Duration) (os.Signal, bool) {
 // attempt runs one attempt with its own session log.
 func (j *Job) attempt(ctx context.Context, n int, why string, args []string, stdin io.Reader) (Result, error) {
 	// Followed before the config is read, an attempt misses no reload.
-	reloads, unfollow := j.Live.follow(j.reload)
+	reloads, unfollow := j.follow()
 	defer unfollow()
 	cfg := j.Live.Config()
 	logFile := sessionlog.Open(cfg.LogDir, time.Now(), func(err error) {
@@ -360,32 +359,12 @@ func (j *Job) commandRecord(n int, args []string) sessionlog.Command {
 
 // thresholds are the config's, with the call's own timeouts if it set
 // them.
-func (j *Job) thresholds(cfg Config) watchdog.Thresholds {
+func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
 	th := cfg.Thresholds
 	if l := j.Call; l != nil {
 		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
 	}
 	return th
-}
-
-// callKeys are the settings a call fixes for its whole run.
-var callKeys = []string{"idle_timeout", "hard_timeout"}
-
-// reload turns a reloaded configuration into what the running attempt
-// applies. A call's own timeouts stay as it set them, reported as pinned.
-func (j *Job) reload(cfg Config, changes []Change, pinned []string) ptyproxy.Reload {
-	if j.Call != nil {
-		var applied []Change
-		for _, ch := range changes {
-			if slices.Contains(callKeys, ch.Key) {
-				pinned = append(slices.Clip(pinned), ch.Key+" (set by the "+j.Call.Via+" call)")
-				continue
-			}
-			applied = append(applied, ch)
-		}
-		changes = applied
-	}
-	return ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
 }
 
 // LogPath returns the running (or last) attempt's session log, "" before

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
@@ -53,7 +54,7 @@ func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	j.sender().Send(cfg.Notify, m)
 }
 
-func wants(cfg Config, ev notify.Event) bool {
+func wants(cfg config.Config, ev notify.Event) bool {
 	return len(cfg.Notify) > 0 && slices.Contains(cfg.NotifyOn, string(ev))
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/notify"
 	"cursor-wrap/ptyproxy/sessionlog"
@@ -51,11 +52,11 @@ func TestMain(m *testing.M) {
 
 // fakeJob is a job that runs the fake agent with steps, prompt as its
 // prompt, under cfg.
-func fakeJob(t *testing.T, cfg Config, prompt string, steps ...string) *Job {
+func fakeJob(t *testing.T, cfg config.Config, prompt string, steps ...string) *Job {
 	encoded, _ := json.Marshal(steps)
 	env := append(os.Environ(), fakeagent.StepsEnv+"="+string(encoded))
 	cmd := Command{Profile: stream.Cursor, Path: agentBin, Args: []string{"-p", "--output-format", "stream-json", prompt}, Env: env, Mode: stream.Events}
-	return &Job{Cmd: cmd, Live: NewLive(cfg), IO: ptyproxy.IO{Stdout: io.Discard, Stderr: io.Discard}}
+	return &Job{Cmd: cmd, Live: config.NewLive(cfg), IO: ptyproxy.IO{Stdout: io.Discard, Stderr: io.Discard}}
 }
 
 func initLine(id string) string {
@@ -78,7 +79,7 @@ func TestNotifyEvents(t *testing.T) {
 		bodies <- m
 	}))
 	defer srv.Close()
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.LogDir, cfg.Notify, cfg.NotifyOn = t.TempDir(), []string{srv.URL + "/topic"}, notify.Names(notify.Events)
 	cfg.IdleTimeout, cfg.WarnBefore, cfg.Restarts = time.Second, 500*time.Millisecond, 1
 	marker := filepath.Join(t.TempDir(), "hung")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -79,7 +80,7 @@ func (e invalid) Unwrap() error        { return e.error }
 // configured one, else the binary's name picks it), its environment (one
 // wrapper deeper), and its arguments. StartStatus maps its errors to exit
 // statuses.
-func Resolve(cfg Config, r Request) (Command, error) {
+func Resolve(cfg config.Config, r Request) (Command, error) {
 	wrapper := r.Wrapper
 	if wrapper == "" {
 		wrapper, _ = os.Executable()
@@ -127,7 +128,7 @@ func Resolve(cfg Config, r Request) (Command, error) {
 
 // findAgent resolves the agent: the configured one when the request names
 // none or names that one; another agent by its own commands on PATH.
-func findAgent(cfg Config, r Request, wrapper string) (*stream.Profile, string, error) {
+func findAgent(cfg config.Config, r Request, wrapper string) (*stream.Profile, string, error) {
 	path := os.Getenv("PATH")
 	configured := func() (*stream.Profile, string, error) {
 		profile, bin, err := shellhook.FindAgent(cfg.Agent, r.Invoked, cfg.AgentBin, wrapper, path)

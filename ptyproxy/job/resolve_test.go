@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/stream"
 )
 
@@ -27,7 +28,7 @@ func TestResolve(t *testing.T) {
 	dir := agentsOnPath(t, "cursor-agent", "claude", "gemini")
 	ws := t.TempDir()
 	t.Chdir(filepath.Dir(ws))
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	for _, tc := range []struct {
 		name     string
 		req      Request
@@ -72,19 +73,19 @@ func TestResolve(t *testing.T) {
 
 func TestResolveErrors(t *testing.T) {
 	agentsOnPath(t, "cursor-agent", "gemini")
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	for _, tc := range []struct {
 		name    string
-		cfg     func(*Config)
+		cfg     func(*config.Config)
 		req     Request
 		invalid bool
 		status  int
 	}{
-		{"unknown configured agent", func(c *Config) { c.Agent = "bogus" }, Request{}, true, ExitWrapper},
+		{"unknown configured agent", func(c *config.Config) { c.Agent = "bogus" }, Request{}, true, ExitWrapper},
 		{"unknown agent asked for", nil, Request{Prompt: "x", Agent: "bogus"}, true, ExitWrapper},
 		{"agent not on PATH", nil, Request{Prompt: "x", Agent: "codex"}, false, ExitNotFound},
 		{"gemini cannot resume by id", nil, Request{Prompt: "x", Agent: "gemini", Resume: "s"}, true, ExitWrapper},
-		{"missing agent_bin", func(c *Config) { c.AgentBin = "/nonexistent/agent" }, Request{}, false, ExitNotFound},
+		{"missing agent_bin", func(c *config.Config) { c.AgentBin = "/nonexistent/agent" }, Request{}, false, ExitNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
@@ -19,7 +20,7 @@ import (
 // process (one still running, one whose wrapper was killed).
 func TestSessionOutcomes(t *testing.T) {
 	t.Parallel()
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.LogDir, cfg.IdleTimeout = t.TempDir(), time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

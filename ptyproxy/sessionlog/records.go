@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/watchdog"
 )
 
@@ -46,21 +47,10 @@ type Command struct {
 	Watch   string   `json:"watch"`
 	// Via names a caller other than the wrapper command ("mcp"); such a
 	// caller may fix the call's timeouts.
-	Via         string  `json:"via,omitempty"`
-	IdleTimeout string  `json:"idle_timeout,omitempty"`
-	HardTimeout string  `json:"hard_timeout,omitempty"`
-	Clamped     []Clamp `json:"clamped,omitempty"`
-}
-
-// A Clamp reports a timeout a caller asked for, moved into the bounds the
-// config sets.
-type Clamp struct {
-	Name      string `json:"name"`
-	Requested string `json:"requested"`
-	Applied   string `json:"applied"`
-	Bound     string `json:"bound"` // the config key that applied
-	// FromConfig: the value was the config's default, not the caller's.
-	FromConfig bool `json:"from_config,omitempty"`
+	Via         string         `json:"via,omitempty"`
+	IdleTimeout string         `json:"idle_timeout,omitempty"`
+	HardTimeout string         `json:"hard_timeout,omitempty"`
+	Clamped     []config.Clamp `json:"clamped,omitempty"`
 }
 
 // Restart says why an attempt after the first one runs.
@@ -148,17 +138,10 @@ type DownstreamClosed struct {
 	Error string `json:"error"`
 }
 
-// A Change is one config key a reload changed.
-type Change struct {
-	Key string `json:"key"`
-	Old string `json:"old"`
-	New string `json:"new"`
-}
-
 // ConfigReloaded is a config change applied to the running attempt.
 type ConfigReloaded struct {
 	record
-	Changed []Change `json:"changed"`
+	Changed []config.Change `json:"changed"`
 	// Pinned are keys the file tried to change but a flag, the
 	// environment or the caller holds.
 	Pinned []string `json:"pinned"`

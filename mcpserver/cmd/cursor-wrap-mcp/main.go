@@ -18,6 +18,7 @@ import (
 	"cursor-wrap/mcpserver"
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 )
 
@@ -43,7 +44,7 @@ func run(args []string) int {
 		fmt.Println(cli.Version("cursor-wrap-mcp"))
 		return 0
 	}
-	live, err := job.LoadLive(o.Config, o.Settings)
+	live, err := config.LoadLive(o.Config, o.Settings)
 	if err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}

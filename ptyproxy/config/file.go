@@ -1,4 +1,4 @@
-package job
+package config
 
 import (
 	"bufio"
@@ -18,7 +18,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/watchdog"
 )
 
@@ -272,8 +271,13 @@ func unjoin(err error) []error {
 	return out
 }
 
-// A Change is one key whose value a reload changed.
-type Change = sessionlog.Change
+// A Change is one key whose value a reload changed, its values as the log
+// and the console show them.
+type Change struct {
+	Key string `json:"key"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
 
 // Diff lists the keys whose values differ between two configurations, and
 // the keys the file sets to another value than the one a flag or the

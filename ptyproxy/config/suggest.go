@@ -1,4 +1,4 @@
-package job
+package config
 
 // Suggest returns the word of known closest to word, when it is close
 // enough to be what the user meant (a typo: an edit or two, a swap), or

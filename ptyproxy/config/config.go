@@ -1,4 +1,9 @@
-package job
+// Package config is the wrapper's configuration: the settings table, the
+// TOML file, precedence (defaults, file, environment, flags), validation,
+// what a reload changed, and the live value that follows the file through
+// an fsnotify watch and tells its subscribers. It knows nothing of the
+// runner: ptyproxy/job turns an Update into what a running attempt applies.
+package config
 
 import (
 	"errors"
@@ -10,7 +15,6 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/notify"
-	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -48,6 +52,17 @@ type MCPConfig struct {
 	MinHardTimeout time.Duration
 	MaxHardTimeout time.Duration
 	MaxConcurrent  int
+}
+
+// A Clamp reports a timeout a caller asked for, moved into the bounds the
+// [mcp] table sets.
+type Clamp struct {
+	Name      string `json:"name"`
+	Requested string `json:"requested"`
+	Applied   string `json:"applied"`
+	Bound     string `json:"bound"` // the config key that applied
+	// FromConfig: the value was the config's default, not the caller's.
+	FromConfig bool `json:"from_config,omitempty"`
 }
 
 // Source says where a setting's value came from.
@@ -340,69 +355,6 @@ func (c *Config) setTOML(s Setting, v any) error {
 	return nil
 }
 
-// Validate checks each value; the error joins a *watchdog.InvalidError per
-// bad value, keyed by its config key, so that Build can say where the
-// value was written.
-func (c *Config) Validate() error {
-	errs := []error{c.Thresholds.Validate()}
-	bad := func(key, format string, a ...any) {
-		errs = append(errs, &watchdog.InvalidError{Key: key, Problem: fmt.Sprintf(format, a...)})
-	}
-	// A tick is a backstop wake-up: a tiny one would spin a core.
-	if c.TickInterval < minTick {
-		bad("tick_interval", "%v is less than %v", c.TickInterval, minTick)
-	}
-	switch {
-	case c.KillGrace < 0:
-		bad("kill_grace", "%v is negative", c.KillGrace)
-	case c.KillGrace > time.Minute:
-		bad("kill_grace", "%v is more than 1m", c.KillGrace)
-	}
-	if c.Restarts < 0 || c.Restarts > 100 {
-		bad("restarts", "%d is not between 0 and 100", c.Restarts)
-	}
-	if c.LogKeep < 0 {
-		bad("log_keep", "%d is negative", c.LogKeep)
-	}
-	switch c.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("log_level", "%q is not debug, info, warn or error", c.LogLevel)
-	}
-	if c.LogDir == "" {
-		bad("log_dir", "must not be empty")
-	}
-	if c.Agent != "" {
-		if _, err := stream.ProfileNamed(c.Agent); err != nil {
-			bad("agent", "%v%s", err, didYouMean(c.Agent, stream.ProfileNames()))
-		}
-	}
-	for _, t := range c.Notify {
-		if err := notify.CheckTarget(t); err != nil {
-			bad("notify", "%v%s", err, targetHint(t))
-		}
-	}
-	for _, e := range c.NotifyOn {
-		if names := notify.Names(notify.Events); !slices.Contains(names, e) {
-			bad("notify_on", "%q is not one of %s%s", e, strings.Join(names, ", "), didYouMean(e, names))
-		}
-	}
-	m := c.MCP
-	if m.MinIdleTimeout <= 0 || m.MinIdleTimeout > m.MaxIdleTimeout {
-		bad("mcp.min_idle_timeout", "must be positive and no more than max_idle_timeout (%v)", m.MaxIdleTimeout)
-	}
-	if m.MinHardTimeout <= 0 || m.MinHardTimeout > m.MaxHardTimeout {
-		bad("mcp.min_hard_timeout", "must be positive and no more than max_hard_timeout (%v)", m.MaxHardTimeout)
-	}
-	if m.MaxConcurrent < 1 {
-		bad("mcp.max_concurrent", "%d is less than 1", m.MaxConcurrent)
-	}
-	return errors.Join(errs...)
-}
-
-// minTick is the shortest tick_interval.
-const minTick = 10 * time.Millisecond
-
 // Keys lists every key, the [mcp] table's as "mcp.KEY".
 func Keys() []string {
 	out := make([]string, 0, len(Settings)+1+len(MCPSettings))
@@ -414,21 +366,4 @@ func Keys() []string {
 		out = append(out, MCPKey+"."+s.Key)
 	}
 	return out
-}
-
-// targetHint says what a notify target that is not one may have meant:
-// the URL with its scheme written right, or desktop. Like the error it
-// goes with, it shows a URL without its path, which may hold a token.
-func targetHint(t string) string {
-	scheme, rest, isURL := strings.Cut(t, "://")
-	switch {
-	case isURL:
-		if s := Suggest(strings.ToLower(scheme), []string{"http", "https"}); s != "" {
-			return fmt.Sprintf(" (did you mean %q?)", notify.Label(s+"://"+rest))
-		}
-		return ""
-	case strings.ContainsAny(t, "./"):
-		return fmt.Sprintf(" (did you mean %q?)", notify.Label("https://"+t))
-	}
-	return didYouMean(t, []string{notify.Desktop})
 }

@@ -1,33 +1,37 @@
-package job
+package config
 
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
-
-	"cursor-wrap/ptyproxy"
-	"cursor-wrap/ptyproxy/sessionlog"
 )
 
 // Live is the configuration in force: loaded once, reloaded when its file
-// changes, and handed on at once to every attempt that runs.
+// changes, and told at once to every subscriber (the running attempts).
 type Live struct {
 	path  string
 	flags map[string]string
 	cur   atomic.Pointer[Config]
 	level slog.LevelVar // the console's, following log_level
 
-	mu       sync.Mutex
-	attempts map[*follower]bool
-	onChange []func(Config)
+	mu          sync.Mutex // held while subscribers hear an update
+	subscribers map[*subscriber]bool
 }
 
-// A follower is a running attempt's end of the reload fan-out.
-type follower struct {
-	ch   chan ptyproxy.Reload
-	tune func(Config, []sessionlog.Change, []string) ptyproxy.Reload
+// A subscriber is one Subscribe call; its address tells it from another
+// of the same func.
+type subscriber struct{ hear func(Update) }
+
+// An Update is what a reload did: the configuration now in force and what
+// changed (the keys whose values changed, and the ones the file sets but a
+// flag or the environment holds), or Err, why the file was not applied;
+// the last good values then stay.
+type Update struct {
+	Config  Config
+	Changes []Change
+	Pinned  []string
+	Err     error
 }
 
 // LoadLive loads the configuration from the file at path ("" for the
@@ -38,7 +42,7 @@ func LoadLive(path string, flags map[string]string) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{path: file.Path, flags: flags, attempts: map[*follower]bool{}}
+	l := &Live{path: file.Path, flags: flags, subscribers: map[*subscriber]bool{}}
 	l.cur.Store(&cfg)
 	l.level.Set(levelOf(cfg.LogLevel))
 	return l, nil
@@ -46,7 +50,7 @@ func LoadLive(path string, flags map[string]string) (*Live, error) {
 
 // NewLive returns a configuration that no file backs: Watch does nothing.
 func NewLive(cfg Config) *Live {
-	l := &Live{attempts: map[*follower]bool{}}
+	l := &Live{subscribers: map[*subscriber]bool{}}
 	l.cur.Store(&cfg)
 	l.level.Set(levelOf(cfg.LogLevel))
 	return l
@@ -61,12 +65,19 @@ func (l *Live) Path() string { return l.path }
 // Level is the console's level, which follows log_level.
 func (l *Live) Level() slog.Leveler { return &l.level }
 
-// OnChange registers f to be called with each configuration a reload
-// applies.
-func (l *Live) OnChange(f func(Config)) {
+// Subscribe has f hear every update from now on, until cancel returns. f
+// runs on the goroutine that reloads, one update at a time: it must not
+// block, nor call Subscribe or a cancel func.
+func (l *Live) Subscribe(f func(Update)) (cancel func()) {
+	s := &subscriber{hear: f}
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.onChange = append(l.onChange, f)
+	l.subscribers[s] = true
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.subscribers, s)
+		l.mu.Unlock()
+	}
 }
 
 // Watch reloads the configuration each time its file changes, until ctx
@@ -84,15 +95,15 @@ func (l *Live) Watch(ctx context.Context, console *slog.Logger) {
 	go w.Run(ctx, func() { l.reload(console) })
 }
 
-// reload re-reads the file. Valid, the new values apply at once, to the
-// running attempts too; invalid or half-written, the last good values
-// stay and the attempts' logs say why.
+// reload re-reads the file. Valid, the new values apply at once and the
+// subscribers hear them; invalid or half-written, the last good values
+// stay and the subscribers hear why.
 func (l *Live) reload(console *slog.Logger) {
 	old := l.Config()
 	cfg, file, err := Load(l.path, l.flags)
 	if err != nil {
 		console.Warn("config not reloaded, keeping the last good values: " + err.Error())
-		l.fanOut(func(*follower) ptyproxy.Reload { return ptyproxy.Reload{Err: err} })
+		l.tell(Update{Config: old, Err: err})
 		return
 	}
 	changes, pinned := Diff(old, cfg, file)
@@ -104,7 +115,7 @@ func (l *Live) reload(console *slog.Logger) {
 }
 
 // Apply makes cfg the configuration in force, as a reload of the file
-// would: the change hooks run and running attempts get it at once.
+// would: the subscribers hear it at once.
 func (l *Live) Apply(cfg Config) {
 	changes, _ := Diff(l.Config(), cfg, File{})
 	l.apply(cfg, changes, nil)
@@ -113,35 +124,14 @@ func (l *Live) Apply(cfg Config) {
 func (l *Live) apply(cfg Config, changes []Change, pinned []string) {
 	l.cur.Store(&cfg)
 	l.level.Set(levelOf(cfg.LogLevel))
-	l.mu.Lock()
-	hooks := slices.Clone(l.onChange)
-	l.mu.Unlock()
-	for _, f := range hooks {
-		f(cfg)
-	}
-	l.fanOut(func(f *follower) ptyproxy.Reload { return f.tune(cfg, changes, pinned) })
+	l.tell(Update{Config: cfg, Changes: changes, Pinned: pinned})
 }
 
-func (l *Live) fanOut(reload func(*follower) ptyproxy.Reload) {
+func (l *Live) tell(u Update) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for f := range l.attempts {
-		ptyproxy.SendReload(f.ch, reload(f))
-	}
-}
-
-// follow registers a running attempt for reloads: tune turns a reloaded
-// configuration into what the attempt applies (a caller's own pinned
-// values kept). The returned func unregisters it.
-func (l *Live) follow(tune func(Config, []sessionlog.Change, []string) ptyproxy.Reload) (<-chan ptyproxy.Reload, func()) {
-	f := &follower{ch: make(chan ptyproxy.Reload, 1), tune: tune}
-	l.mu.Lock()
-	l.attempts[f] = true
-	l.mu.Unlock()
-	return f.ch, func() {
-		l.mu.Lock()
-		delete(l.attempts, f)
-		l.mu.Unlock()
+	for s := range l.subscribers {
+		s.hear(u)
 	}
 }
 

@@ -1,0 +1,42 @@
+package job
+
+import (
+	"slices"
+
+	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/config"
+)
+
+// follow subscribes a running attempt to the configuration's updates,
+// each turned into a reload the attempt applies. The returned func
+// unsubscribes it.
+func (j *Job) follow() (<-chan ptyproxy.Reload, func()) {
+	reloads := make(chan ptyproxy.Reload, 1)
+	cancel := j.Live.Subscribe(func(u config.Update) { ptyproxy.SendReload(reloads, j.reload(u)) })
+	return reloads, cancel
+}
+
+// callKeys are the settings a call fixes for its whole run.
+var callKeys = []string{"idle_timeout", "hard_timeout"}
+
+// reload turns a configuration update into what the running attempt
+// applies. A call's own timeouts stay as it set them, reported as pinned.
+func (j *Job) reload(u config.Update) ptyproxy.Reload {
+	if u.Err != nil {
+		return ptyproxy.Reload{Err: u.Err}
+	}
+	changes, pinned := u.Changes, u.Pinned
+	if j.Call != nil {
+		var applied []config.Change
+		for _, ch := range changes {
+			if slices.Contains(callKeys, ch.Key) {
+				pinned = append(slices.Clip(pinned), ch.Key+" (set by the "+j.Call.Via+" call)")
+				continue
+			}
+			applied = append(applied, ch)
+		}
+		changes = applied
+	}
+	cfg := u.Config
+	return ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
+}
