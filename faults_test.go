@@ -181,8 +181,19 @@ func TestFaultOutputs(t *testing.T) {
 			t.Cleanup(func() { full.Close() })
 			cmd.Stdout = full
 		}, "--", "line", initLine, "sleep", "5s", "line", resultLine)
-		if r.code != 74 || !bytes.Contains(r.stderr, []byte("no space left on device")) || r.took > 4*time.Second {
+		if r.code != 74 || !bytes.Contains(r.stderr, []byte("no space left on device")) {
 			t.Errorf("exit %d after %v; stderr %s", r.code, r.took, r.stderr)
+		}
+		// Stopped at the failed write, not left to finish its 5s sleep:
+		// the wrapper's log says it signalled the agent.
+		var stopped []string
+		for _, rec := range readLogs[logRecord](t, r.logDir) {
+			if rec.Msg == "downstream_closed" || rec.Msg == "kill" && rec.Signal == "SIGTERM" {
+				stopped = append(stopped, rec.Msg)
+			}
+		}
+		if !slices.Equal(stopped, []string{"downstream_closed", "kill"}) {
+			t.Errorf("records %q, want downstream_closed then a SIGTERM", stopped)
 		}
 	})
 	t.Run("stdout closed", func(t *testing.T) {
