@@ -3,7 +3,12 @@ package proctable
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"maps"
+	"math/big"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,26 +85,113 @@ func TestParsePS(t *testing.T) {
 	}
 }
 
+// FuzzParseCPUTime checks ParseCPUTime against a reference written from
+// the formats (a regexp, the fields' caps, exact arithmetic) on every input
+// made only of ps's characters, and on any input that a time it reads is
+// read again the same from its canonical form.
 func FuzzParseCPUTime(f *testing.F) {
-	for _, s := range []string{"0:00.05", "123:04.99", "2-03:04:05", "00:01:05", "1:2:3", "9999-99999:9999999:59.999999"} {
+	for _, s := range []string{"0:00.05", "123:04.99", "2-03:04:05", "00:01:05", "1:2:3", "9999-99999:9999999:59.999999", " 1:00", "1-2-00:00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := ParseCPUTime(s)
-		if err == nil && d < 0 {
-			t.Fatalf("ParseCPUTime(%q) = %v: negative", s, d)
+		if strings.Trim(s, "0123456789-:.") == "" {
+			want, ok := referenceCPUTime(s)
+			if (err == nil) != ok || ok && d != want {
+				t.Fatalf("ParseCPUTime(%q) = %v, %v; the reference reads %v, %v", s, d, err, want, ok)
+			}
+		}
+		if err != nil {
+			return
+		}
+		if d < 0 || d%time.Microsecond != 0 {
+			t.Fatalf("ParseCPUTime(%q) = %v", s, d)
+		}
+		// Greedy into the capped fields: days, hours, then minutes.
+		days := min(d/(24*time.Hour), 9999)
+		rest := d - days*24*time.Hour
+		hours := min(rest/time.Hour, 99999)
+		rest -= hours * time.Hour
+		canonical := fmt.Sprintf("%d-%d:%d:%02d.%06d", days, hours, rest/time.Minute, rest%time.Minute/time.Second, rest%time.Second/time.Microsecond)
+		if again, err := ParseCPUTime(canonical); err != nil || again != d {
+			t.Fatalf("ParseCPUTime(%q) = %v, but %q reads as %v, %v", s, d, canonical, again, err)
 		}
 	})
 }
 
+var cpuTimeFormat = regexp.MustCompile(`^(?:([0-9]+)-)?(?:([0-9]+):)?([0-9]+):([0-5][0-9])(?:\.([0-9]{1,6}))?$`)
+
+// referenceCPUTime reads [DD-][HH:]MM:SS[.ffffff] with the caps
+// ParseCPUTime documents, in exact arithmetic.
+func referenceCPUTime(s string) (time.Duration, bool) {
+	m := cpuTimeFormat.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	total := new(big.Int)
+	for _, field := range []struct {
+		text string
+		max  int64
+		unit time.Duration
+	}{{m[1], 9999, 24 * time.Hour}, {m[2], 99999, time.Hour}, {m[3], 9999999, time.Minute}, {m[4], 59, time.Second}} {
+		n, _ := new(big.Int).SetString(field.text, 10)
+		if n == nil {
+			continue // an optional field left out
+		}
+		if n.Cmp(big.NewInt(field.max)) > 0 {
+			return 0, false
+		}
+		total.Add(total, n.Mul(n, big.NewInt(int64(field.unit))))
+	}
+	if frac := m[5]; frac != "" {
+		n, _ := new(big.Int).SetString((frac + "00000")[:6], 10)
+		total.Add(total, n.Mul(n, big.NewInt(int64(time.Microsecond))))
+	}
+	return time.Duration(total.Int64()), total.IsInt64()
+}
+
+// FuzzEnvHas checks EnvHas against a reference that splits the record at
+// every NUL: the path, its padding (empty fields), argc arguments, each
+// ended by a NUL, and the environment's entries after them.
 func FuzzEnvHas(f *testing.F) {
 	f.Add(procargs(2, "/usr/local/bin/node", 7, "node", "x", "A=1", "M=1"), "M=1")
+	f.Add(procargs(1, "/bin/sh", 0, "M=1", "B=2"), "M=1")
+	f.Add(procargs(0, "/bin/x", 3, "M=1"), "M=1")
 	f.Add([]byte{255, 255, 255, 255, 0}, "M=1")
 	f.Fuzz(func(t *testing.T, rec []byte, kv string) {
-		if EnvHas(rec, kv) && !bytes.Contains(rec, []byte(kv)) {
-			t.Fatalf("EnvHas found %q where it is not", kv)
+		if got, want := EnvHas(rec, kv), referenceEnvHas(rec, kv); got != want {
+			t.Fatalf("EnvHas(%q, %q) = %v, the reference says %v", rec, kv, got, want)
 		}
 	})
+}
+
+func referenceEnvHas(rec []byte, kv string) bool {
+	if len(rec) < 4 || kv == "" {
+		return false
+	}
+	argc := uint64(binary.LittleEndian.Uint32(rec))
+	fields := bytes.Split(rec[4:], []byte{0})
+	if len(fields) < 2 {
+		return false // the path has no end
+	}
+	fields = fields[1:]
+	for len(fields) > 0 && len(fields[0]) == 0 {
+		fields = fields[1:]
+	}
+	// The last field is what follows the last NUL: an argument must end
+	// before it.
+	if uint64(len(fields)) <= argc {
+		return false
+	}
+	return slices.Contains(strs(fields[argc:]), kv)
+}
+
+func strs(fields [][]byte) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = string(f)
+	}
+	return out
 }
 
 // TestCPUTotal checks the total never goes back: not when a process exits,
