@@ -197,9 +197,17 @@ func TestProfileArgs(t *testing.T) {
 // FuzzProfiles feeds any line to every profile's parser: none may panic,
 // and a JSON object is never reported as not JSON.
 func FuzzProfiles(f *testing.F) {
-	files, _ := filepath.Glob("testdata/agents/*.jsonl")
+	// Seeded from the captures: a fuzz run with no seed would pass having
+	// tried nothing like an agent's line.
+	files, err := filepath.Glob("testdata/agents/*.jsonl")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no captures to seed from: %v", err)
+	}
 	for _, file := range files {
-		data, _ := os.ReadFile(file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
 		for line := range strings.Lines(string(data)) {
 			f.Add([]byte(strings.TrimSuffix(line, "\n")))
 		}

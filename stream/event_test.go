@@ -205,9 +205,15 @@ func boolInt(b bool) int {
 // JSON object, the envelope fields must decode the same; for any input, Parse
 // must not panic and NotJSON must agree with json.Valid on objects.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.jsonl")
+	files, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no transcripts to seed from: %v", err)
+	}
 	for _, file := range files {
-		data, _ := os.ReadFile(file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {

@@ -399,7 +399,10 @@ func TestLongAnswers(t *testing.T) {
 // one-line form, for every profile, and the answer encoding/json decodes.
 func FuzzJoiner(f *testing.F) {
 	for _, file := range []string{"testdata/normal.jsonl", "testdata/newline-callid.jsonl", "testdata/agents/claude-B.jsonl"} {
-		data, _ := os.ReadFile(file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
 		for line := range bytes.Lines(data) {
 			if len(line) < 4096 {
 				f.Add(bytes.TrimSuffix(line, []byte("\n")))
