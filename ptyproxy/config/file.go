@@ -64,6 +64,9 @@ func ReadFile(path string) (File, error) {
 		return f, &SettingError{path, err.Error()}
 	}
 	f.Exists, f.text = true, text
+	if line, problem := checkShape(text); line > 0 {
+		return f, &SettingError{fmt.Sprintf("%s:%d", path, line), problem}
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(text), &raw); err != nil {
 		var pe toml.ParseError

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// TestCheckShape: every shape the settings use passes, and nesting or
+// dotted names past the bounds are refused at their line, strings and
+// comments notwithstanding.
+func TestCheckShape(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text string
+		line int
+	}{
+		{InitText(), 0},
+		{"idle_timeout = \"2m\"\nnotify = [\"desktop\", \"https://ntfy.sh/x\"]\n[tool_timeouts]\nshellToolCall = \"10m\"\n[mcp]\nmax_concurrent = 2\n", 0},
+		{"activity_cpu_floor = 0.05 # a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r\n", 0},
+		{"on_hang = \"" + strings.Repeat("[{", 50) + "\"\n", 0},
+		{"on_hang = '''\n" + strings.Repeat("{", 50) + "\n'''\nx = 1\n", 0},
+		{"x = " + strings.Repeat("{a=", 4000) + "1" + strings.Repeat("}", 4000) + "\n", 1},
+		{"a = 1\n\nx = " + strings.Repeat("[", 9) + "1" + strings.Repeat("]", 9) + "\n", 3},
+		{strings.Repeat("a.", 17) + "b = 1\n", 1},
+		{"[" + strings.Repeat("a.", 17) + "b]\n", 1},
+		{"x = {" + strings.Repeat("a.", 17) + "b = 1}\n", 1},
+		{"on_hang = \"unclosed\nx = " + strings.Repeat("{a=", 9) + "1" + strings.Repeat("}", 9) + "\n", 2},
+	} {
+		if line, problem := checkShape([]byte(tc.text)); line != tc.line {
+			t.Errorf("%.60q: line %d (%s), want %d", tc.text, line, problem, tc.line)
+		}
+	}
+}
+
+// FuzzCheckShape: what checkShape lets through, the parser reads without
+// nesting deeper than the bound; it never panics.
+func FuzzCheckShape(f *testing.F) {
+	f.Add([]byte(InitText()))
+	f.Add([]byte("x = [[1], {a = {b = 'c'}}]\n[t]\n\"q.uoted\" = \"\"\"\nmulti\n\"\"\"\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if line, _ := checkShape(text); line > 0 || len(text) > 4096 {
+			return
+		}
+		var raw map[string]any
+		if _, err := toml.Decode(string(text), &raw); err == nil && depth(raw) > maxNesting+maxDotted+1 {
+			t.Errorf("%q parses %d deep", text, depth(raw))
+		}
+	})
+}
+
+func depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			d = max(d, depth(x))
+		}
+	case []any:
+		for _, x := range v {
+			d = max(d, depth(x))
+		}
+	case []map[string]any:
+		for _, x := range v {
+			d = max(d, depth(x))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
