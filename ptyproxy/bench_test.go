@@ -107,7 +107,7 @@ func drainPipe(b *testing.B) (*os.File, func()) {
 // 4 KiB a PTY hands out per read(2) into reads of up to 64 KiB.
 func BenchmarkRead(b *testing.B) {
 	const perOp = 1 << 20
-	r := newReader(benchPTY(b, int64(b.N)*perOp), io.Discard)
+	r := newReader(benchPTY(b, int64(b.N)*perOp), io.Discard, systemClock{})
 	buf := make([]byte, readSize)
 	b.SetBytes(perOp)
 	b.ResetTimer()
@@ -130,7 +130,7 @@ func BenchmarkRead(b *testing.B) {
 // BenchmarkForward writes 64 KiB reads to stdout, a pipe.
 func BenchmarkForward(b *testing.B) {
 	out := drain(b)
-	r := newReader(out, out) // forward uses only out
+	r := newReader(out, out, systemClock{}) // forward uses only out
 	b.SetBytes(int64(len(benchChunk)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -146,7 +146,7 @@ func BenchmarkForward(b *testing.B) {
 // BenchmarkForward is the hand-off.
 func BenchmarkReader(b *testing.B) {
 	const perOp = 1 << 20
-	r := newReader(benchPTY(b, int64(b.N)*perOp), drain(b))
+	r := newReader(benchPTY(b, int64(b.N)*perOp), drain(b), systemClock{})
 	b.SetBytes(perOp)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -26,20 +26,20 @@ func (l *loop) cutLines() {
 }
 
 // onBatch logs and feeds one read's worth of output, then decides.
-func (l *loop) onBatch(b *batch) {
+func (l *loop) onBatch(b *batch, now time.Time) {
 	l.feed(b)
-	if l.phase != Running {
+	if l.end.phase != Running {
 		return
 	}
 	if err := l.r.stdoutErr(); err != nil {
 		l.out.Cause, l.out.StdoutErr = Downstream, err
-		l.stop(syscall.SIGTERM, sessionlog.DownstreamClosed{Error: err.Error()})
+		l.stop(now, syscall.SIGTERM, sessionlog.DownstreamClosed{Error: err.Error()})
 		l.o.Console.Warn(stdoutWords(err) + "; stopping the agent")
 		return
 	}
 	// The hard deadline can pass while output flows: the batch that sees
 	// it acts, since the timer is re-armed past it.
-	l.decide(b.at)
+	l.decide(b.at, now)
 }
 
 // feed cuts a batch into lines and hands them to the watchdog and the log.
@@ -67,11 +67,11 @@ func (l *loop) feed(b *batch) {
 
 // endStream cuts what the stream ended inside of (a line without its
 // newline, lines held for an event that never closed) as a batch of its
-// own.
-func (l *loop) endStream() {
+// own, at now.
+func (l *loop) endStream(now time.Time) {
 	l.out.MidLine = l.split.MidLine()
 	if l.out.MidLine || l.join != nil && l.join.Holding() {
-		l.onBatch(&batch{at: time.Now(), end: true})
+		l.onBatch(&batch{at: now, end: true}, now)
 	}
 }
 
@@ -90,7 +90,7 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	l.answer.Add(ev)
 	if ev.Error != nil {
 		l.flushEvents()
-		l.agentError(ev.Error, "stdout")
+		l.agentError(ev.Error, "stdout", l.last)
 	}
 	if notice == watchdog.NoNotice {
 		return

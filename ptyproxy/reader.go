@@ -37,6 +37,7 @@ type reader struct {
 	master *os.File        // outside Go's poller (see unpoll), nonblocking
 	raw    syscall.RawConn // the master's descriptor, for coalesced reads
 	out    io.Writer
+	clock  loopClock // the loop's: batches and writes are timed as it times
 
 	batches chan *batch // to the loop
 	free    chan *batch // back from the loop
@@ -46,8 +47,9 @@ type reader struct {
 	// none is under way: a stalled reader downstream is not a hung agent.
 	writingSince atomic.Int64
 	outErr       atomic.Pointer[error] // first stdout write error
-	drainUntil   atomic.Int64          // Unix ns the drain ends at the latest; 0 before it begins
-	deadline     atomic.Int64          // Unix ns a read with nothing to read ends at; 0 for none
+	// The drain's bounds are the master's deadlines, on the system clock.
+	drainUntil atomic.Int64 // Unix ns the drain ends at the latest; 0 before it begins
+	deadline   atomic.Int64 // Unix ns a read with nothing to read ends at; 0 for none
 
 	// recooked counts the reads after which the PTY was found cooking its
 	// output (stty sane), for the loop to say so; uncook is set while the
@@ -58,12 +60,13 @@ type reader struct {
 	readerOS
 }
 
-func newReader(master *os.File, out io.Writer) *reader {
+func newReader(master *os.File, out io.Writer, clock loopClock) *reader {
 	raw, _ := master.SyscallConn() // Fails only for a closed file.
 	r := &reader{
 		master:  master,
 		raw:     raw,
 		out:     out,
+		clock:   clock,
 		batches: make(chan *batch, batchPool),
 		free:    make(chan *batch, batchPool),
 		done:    make(chan error, 1),
@@ -192,7 +195,7 @@ func (r *reader) raw1(p []byte) []byte {
 func (r *reader) take(b *batch, n int) {
 	b.data = r.raw1(b.buf[:n])
 	r.forward(b.data)
-	b.at = time.Now()
+	b.at = r.clock.Now()
 	r.batches <- b
 }
 
@@ -230,7 +233,7 @@ func (r *reader) takeBuffered() {
 // the bytes are dropped, but reading goes on so the agent is never blocked
 // while it is being stopped. After the agent's exit the bytes go in pieces
 // of drainPiece, so that a stdout that takes nothing at all can be told
-// from a slow one (see stalled).
+// from a slow one (see writingAt).
 func (r *reader) forward(p []byte) {
 	piece := len(p)
 	if r.drainUntil.Load() != 0 {
@@ -238,7 +241,7 @@ func (r *reader) forward(p []byte) {
 	}
 	for len(p) > 0 && r.outErr.Load() == nil {
 		n := min(piece, len(p))
-		r.writingSince.Store(time.Now().UnixNano())
+		r.writingSince.Store(r.clock.Now().UnixNano())
 		_, err := r.out.Write(p[:n])
 		r.writingSince.Store(0)
 		if err != nil {
@@ -278,11 +281,13 @@ func (r *reader) writeBlocked(t time.Time) bool {
 	return since != 0 && since < t.UnixNano()
 }
 
-// stalled reports whether one stdout write has been under way for d by
-// now: after the agent's exit, a stdout that took nothing at all.
-func (r *reader) stalled(now time.Time, d time.Duration) bool {
-	since := r.writingSince.Load()
-	return since != 0 && now.UnixNano()-since >= int64(d)
+// writingAt returns when the stdout write under way began, zero if none:
+// after the agent's exit, one that lasts is a stdout that takes nothing.
+func (r *reader) writingAt() time.Time {
+	if since := r.writingSince.Load(); since != 0 {
+		return time.Unix(0, since)
+	}
+	return time.Time{}
 }
 
 func (r *reader) stdoutErr() error {

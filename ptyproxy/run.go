@@ -24,6 +24,11 @@ const MarkerEnv = "CURSOR_WRAP_ATTEMPT"
 // (wrapping ErrNotFound or ErrNotExecutable where that is the cause);
 // everything after is in the Outcome.
 func Run(ctx context.Context, o Options) (Outcome, error) {
+	return run(ctx, o, systemClock{})
+}
+
+// run is Run on the clock given.
+func run(ctx context.Context, o Options, clock loopClock) (Outcome, error) {
 	if o.Tick <= 0 {
 		o.Tick = 5 * time.Second
 	}
@@ -43,10 +48,11 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	l := &loop{
 		o:      o,
 		p:      p,
-		r:      newReader(p.master, o.Stdout),
+		clock:  clock,
+		r:      newReader(p.master, o.Stdout, clock),
 		tree:   newTree(p.pid, marker),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
-		timer:  time.NewTimer(time.Hour),
+		end:    ending{keepOrphans: o.KeepOrphans},
 		stderr: make(chan []byte, 64),
 	}
 	l.kill = &killer{tree: l.tree, pgid: p.pid}
@@ -54,11 +60,12 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	return l.run(ctx), nil
 }
 
-// loop is what runs one attempt: the one goroutine that reads the clock for
-// decisions and touches the watchdog.
+// loop is what runs one attempt: the one goroutine that touches the
+// watchdog and the ending, and reads the clock for them, once per wake-up.
 type loop struct {
 	o     Options
 	p     *proc
+	clock loopClock
 	r     *reader
 	wd    *watchdog.Watchdog
 	tree  *tree
@@ -66,86 +73,66 @@ type loop struct {
 	probe bool
 	out   Outcome
 
-	timer   *time.Timer
+	timer   loopTimer // the watchdog's next deadline, while Running
 	verdict watchdog.Verdict
-	phase   Phase
 	last    time.Time // last output: while a batch is cut, its time
 
 	lastStatus    time.Time
 	shown         statusKey
 	statusPending bool // a change not reported yet
 
-	stopAt  time.Time    // SIGKILL due (while Stopping)
-	poll    *time.Ticker // while Stopping or cleaning up
-	stall   *time.Ticker // while the exited agent's output is drained
-	exited  bool
-	drained bool
-	stderr  chan []byte
-	events  []byte // a batch's event records, written at once
-	answer  stream.Reply
+	end      ending
+	endTimer loopTimer    // when the ending is asked again
+	readDone <-chan error // the reader's end; nil once taken or given up on
+	exited   bool
+	drained  bool
+	stderr   chan []byte // nil once closed
+	events   []byte      // a batch's event records, written at once
+	answer   stream.Reply
 
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
 }
 
 func (l *loop) run(ctx context.Context) Outcome {
-	now := time.Now()
+	now := l.clock.Now()
 	l.out.Started, l.last = now, now
 	th := l.o.Thresholds
 	th.ActivityProbe = l.probe
 	l.wd = watchdog.New(th, now)
+	l.timer, l.endTimer = l.clock.NewTimer(), l.clock.NewTimer()
 	go l.r.run()
 	stderrDone, abandon := make(chan struct{}), make(chan struct{})
-	go l.readStderr(stderrDone, abandon)
+	go l.readStderr(l.stderr, stderrDone, abandon)
 	l.o.Log.Write(sessionlog.Start{Pid: l.p.pid, Dir: l.o.Dir, TickMS: l.o.Tick.Milliseconds(), ActivityProbe: l.probe})
-	l.decide(now)
+	l.decide(now, now)
 
-	stderrOpen := true
 	cancelled := ctx.Done()
-	readerDone := l.r.done
-	for !(l.exited && l.drained && l.phase == Exiting && l.poll == nil) {
-		var pollC, stallC <-chan time.Time
-		if l.poll != nil {
-			pollC = l.poll.C
-		}
-		if l.stall != nil {
-			stallC = l.stall.C
-		}
+	l.readDone = l.r.done
+	// Each case reads the clock once, as it wakes, and passes that on.
+	for l.end.phase != Exiting {
 		select {
 		case b := <-l.r.batches:
-			l.onBatch(b)
+			l.onBatch(b, l.clock.Now())
 			l.r.free <- b
-		case err := <-readerDone:
-			// The reader sent its last batches before this; select may
-			// have picked this first.
-			l.takeBatches()
-			l.endStream()
-			l.setDrained()
-			if err != nil {
-				l.o.Log.Write(sessionlog.Warning{Message: "reading the pty: " + err.Error()})
-			}
-			l.afterExit()
-		case now := <-stallC:
-			if l.r.stalled(now, stdoutStall) {
-				readerDone = nil
-				l.giveUpStdout()
-			}
+		case err := <-l.readDone:
+			l.onDrained(err, l.clock.Now())
 		case st := <-l.p.exited:
-			l.onExit(st)
+			l.onExit(st, l.clock.Now())
 		case line, ok := <-l.stderr:
 			if !ok {
-				l.stderr, stderrOpen = nil, false
+				l.stderr = nil
 				continue
 			}
-			l.onStderr(line)
-		case <-l.timer.C:
-			l.onTimer(time.Now())
-		case <-pollC:
-			l.onPoll(time.Now())
+			l.onStderr(line, l.clock.Now())
+		case <-l.timer.C():
+			l.onTimer(l.clock.Now())
+		case <-l.endTimer.C():
+			l.settle(l.clock.Now())
 		case sig := <-l.o.Signals:
-			l.onSignal(sig)
+			l.onSignal(sig, l.clock.Now())
 		case rl := <-l.o.Reload:
-			l.onReload(rl)
+			l.onReload(rl, l.clock.Now())
 		case size := <-l.o.Resize:
 			if err := l.p.resize(size); err != nil {
 				l.o.Log.Write(sessionlog.Warning{Message: "resize pty: " + err.Error()})
@@ -153,33 +140,13 @@ func (l *loop) run(ctx context.Context) Outcome {
 		case <-cancelled:
 			cancelled = nil // Closed for good: take it once.
 			l.out.Cause = Cancelled
-			l.stopNow()
+			l.stopNow(l.clock.Now())
 		}
 	}
 	l.timer.Stop()
-	// Everything that held stderr is gone; what is left in the pipe is
-	// read, then the read gives up rather than wait on a stranger. A
-	// wrapper's stderr that takes nothing must not keep the attempt open:
-	// the copy is abandoned after stderrWait. abandon is closed, not sent
-	// on, so that both waits below see it.
-	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
-	defer time.AfterFunc(stderrWait, func() { close(abandon) }).Stop()
-	for stderrOpen {
-		select {
-		case line, ok := <-l.stderr:
-			if !ok {
-				stderrOpen = false
-				continue
-			}
-			l.onStderr(line)
-		case <-abandon:
-			stderrOpen = false
-		}
-	}
-	select {
-	case <-stderrDone:
-	case <-abandon:
-	}
+	l.endTimer.Stop()
+	// The end of the loop: the last of stderr is waited for from here.
+	l.lastStderr(l.clock.Now(), stderrDone, abandon)
 	if err := l.r.stdoutErr(); err != nil && l.out.StdoutErr == nil {
 		// Stdout failed while the agent's last output was drained.
 		l.out.StdoutErr = err
@@ -191,17 +158,31 @@ func (l *loop) run(ctx context.Context) Outcome {
 	// What died last may not have been reaped yet; nothing is left a zombie.
 	reapOrphans()
 	l.p.closeAll()
-	l.out.Ended = time.Now()
+	// The attempt's end, once all of it is gone: the last read of the clock.
+	l.out.Ended = l.clock.Now()
 	l.out.SessionID = l.wd.SessionID()
 	l.out.Done = l.wd.Done()
 	l.out.Answer = l.answer.String()
 	return l.out
 }
 
+// onDrained handles the end of the agent's output. The reader sent its
+// last batches before it said so; select may have picked this first.
+func (l *loop) onDrained(err error, now time.Time) {
+	l.readDone = nil
+	l.takeBatches(now)
+	l.endStream(now)
+	l.drained = true
+	if err != nil {
+		l.o.Log.Write(sessionlog.Warning{Message: "reading the pty: " + err.Error()})
+	}
+	l.settle(now)
+}
+
 // endSilence counts the silence that ends at t (output, or the attempt
 // being stopped) towards the longest one.
 func (l *loop) endSilence(t time.Time) {
-	if l.phase != Running {
+	if l.end.phase != Running {
 		return
 	}
 	if gap := t.Sub(l.last); gap > l.out.LongestSilence {
@@ -210,30 +191,31 @@ func (l *loop) endSilence(t time.Time) {
 	}
 }
 
-// decide asks the watchdog once for its decision at now and acts on it:
-// it stops the agent on a hang or an overdue exit, else sets the one timer
-// to the next deadline (or the tick, if that comes first).
-func (l *loop) decide(now time.Time) {
-	d := l.wd.Decide(now)
-	r := l.noteVerdict(now, d)
+// decide asks the watchdog once for its decision at t (a batch's time, or
+// now) and acts on it: it stops the agent on a hang or an overdue exit,
+// else sets the one timer to the next deadline (or the tick, if that
+// comes first).
+func (l *loop) decide(t, now time.Time) {
+	d := l.wd.Decide(t)
+	r := l.noteVerdict(t, d)
 	if d.Verdict == watchdog.Hang || d.Verdict == watchdog.Overdue {
 		if l.agentExiting() {
 			// The agent is exiting as the deadline falls: its exit decides.
-			l.timer.Reset(pollEvery)
+			l.timer.Reset(now.Add(pollEvery))
 			return
 		}
-		l.act(d.Verdict, r)
+		l.act(d.Verdict, r, now)
 		return
 	}
-	l.report(now, d, false)
-	at := now.Add(l.o.Tick)
+	l.report(t, d, false)
+	at := t.Add(l.o.Tick)
 	if !d.Next.IsZero() && d.Next.Before(at) {
 		at = d.Next
 	}
 	if due := l.lastStatus.Add(statusMin); l.statusPending && due.Before(at) {
 		at = due
 	}
-	l.timer.Reset(at.Sub(time.Now()))
+	l.timer.Reset(at)
 }
 
 // report hands a status snapshot to OnStatus: when what it shows changed
@@ -244,7 +226,7 @@ func (l *loop) report(now time.Time, d watchdog.Decision, force bool) {
 	if l.o.OnStatus == nil {
 		return
 	}
-	shown := statusKey{d.Open, d.Verdict, l.phase, d.Done, d.LastType, d.LastSubtype}
+	shown := statusKey{d.Open, d.Verdict, l.end.phase, d.Done, d.LastType, d.LastSubtype}
 	changed := shown != l.shown
 	if !force {
 		wait := statusEvery
@@ -258,7 +240,7 @@ func (l *loop) report(now time.Time, d watchdog.Decision, force bool) {
 	}
 	l.lastStatus, l.shown, l.statusPending = now, shown, false
 	_, r := l.wd.Check(now)
-	l.o.OnStatus(Status{Now: now, Started: l.out.Started, Verdict: d.Verdict, Reason: r, Phase: l.phase})
+	l.o.OnStatus(Status{Now: now, Started: l.out.Started, Verdict: d.Verdict, Reason: r, Phase: l.end.phase})
 }
 
 // statusKey is what makes a status snapshot worth sending soon.
@@ -270,14 +252,6 @@ type statusKey struct {
 	lastType, lastSub string
 }
 
-// stdoutStall is how long a stdout that takes none of the agent's last
-// output is waited for, once the agent has exited.
-const stdoutStall = 10 * time.Second
-
-// stderrWait bounds how long the end of an attempt waits for the agent's
-// last stderr to be passed on.
-const stderrWait = time.Second
-
 // statusEvery bounds how often OnStatus is called when nothing it shows
 // changed, statusMin when something did.
 const (
@@ -287,8 +261,8 @@ const (
 
 func (l *loop) onTimer(now time.Time) {
 	// Output or an exit that is already queued counts before any verdict.
-	l.catchUp()
-	if l.phase != Running || l.exited {
+	l.catchUp(now)
+	if l.end.phase != Running || l.exited {
 		return
 	}
 	l.tree.observe(now)
@@ -299,12 +273,12 @@ func (l *loop) onTimer(now time.Time) {
 		// Our stdout is not taking bytes; the agent is blocked on us.
 		l.wd.Output(now)
 	}
-	l.decide(now)
+	l.decide(now, now)
 }
 
 // act stops the agent on a hang or an overdue exit: signals first, words
 // after, so neither the log nor the console can delay the kill.
-func (l *loop) act(v watchdog.Verdict, r watchdog.Reason) {
+func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 	cause := Hung
 	if v == watchdog.Overdue {
 		cause = Overdue
@@ -315,7 +289,7 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason) {
 	if cause == Overdue {
 		why = sessionlog.ExitOverdue{Reason: r}
 	}
-	l.stop(syscall.SIGTERM, why)
+	l.stop(now, syscall.SIGTERM, why)
 	if cause == Hung {
 		l.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
 	} else {
@@ -345,21 +319,21 @@ func (l *loop) noteVerdict(now time.Time, d watchdog.Decision) watchdog.Reason {
 }
 
 // catchUp handles the output batches and the exit that are already queued.
-func (l *loop) catchUp() {
-	l.takeBatches()
+func (l *loop) catchUp(now time.Time) {
+	l.takeBatches(now)
 	select {
 	case st := <-l.p.exited:
-		l.onExit(st)
+		l.onExit(st, now)
 	default:
 	}
 }
 
 // takeBatches handles the output batches already queued.
-func (l *loop) takeBatches() {
+func (l *loop) takeBatches(now time.Time) {
 	for {
 		select {
 		case b := <-l.r.batches:
-			l.onBatch(b)
+			l.onBatch(b, now)
 			l.r.free <- b
 		default:
 			return
@@ -374,7 +348,7 @@ func (l *loop) agentExiting() bool {
 
 // onReload applies new thresholds to the running attempt: deadlines are
 // recomputed from them at once, and a hang they make due is declared now.
-func (l *loop) onReload(rl Reload) {
+func (l *loop) onReload(rl Reload, now time.Time) {
 	if rl.Err != nil {
 		l.o.Log.Write(sessionlog.ConfigError{Error: rl.Err.Error()})
 		return
@@ -390,54 +364,30 @@ func (l *loop) onReload(rl Reload) {
 		l.o.KillGrace = rl.KillGrace
 	}
 	l.o.Log.Write(sessionlog.ConfigReloaded{Changed: rl.Changes, Pinned: rl.Pinned})
-	if l.phase == Running {
-		l.onTimer(time.Now())
+	if l.end.phase == Running {
+		l.onTimer(now)
 	}
 }
 
 // onStderr logs a line of the agent's stderr, and an error it states.
-func (l *loop) onStderr(line []byte) {
+func (l *loop) onStderr(line []byte, now time.Time) {
 	l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
 	if l.o.StderrError != nil {
 		if e := l.o.StderrError(line); e != nil {
-			l.agentError(e, "stderr")
+			l.agentError(e, "stderr", now)
 		}
 	}
 }
 
-// agentError notes the first error the agent states (a second one, often
-// the same said again, is in the log as the agent wrote it).
-func (l *loop) agentError(e *stream.AgentError, source string) {
+// agentError notes the first error the agent states, at the time it came
+// (a second one, often the same said again, is in the log as the agent
+// wrote it).
+func (l *loop) agentError(e *stream.AgentError, source string, at time.Time) {
 	if l.out.AgentError != nil {
 		return
 	}
 	l.out.AgentError = e
-	retry, _ := e.Wait(time.Now())
+	retry, _ := e.Wait(at)
 	l.o.Log.Write(sessionlog.AgentErrorRecord{Kind: string(e.Kind), Message: e.Message, Source: source, Restart: e.Restart, RetryAfterMS: retry.Milliseconds()})
 	l.o.Console.Error("the agent cannot go on (" + string(e.Kind) + "): " + e.Message)
-}
-
-// readStderr passes the agent's stderr on as it arrives and hands each line
-// to the loop for the log, until the loop abandons it.
-func (l *loop) readStderr(done chan<- struct{}, abandon <-chan struct{}) {
-	defer close(done)
-	defer close(l.stderr)
-	split := stream.NewSplitter(64<<10, func(ln stream.Line) {
-		select {
-		case l.stderr <- append([]byte(nil), ln.Text...):
-		case <-abandon: // The loop reads no more: the line is not logged.
-		}
-	})
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := l.p.stderr.Read(buf)
-		if n > 0 {
-			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
-			split.Write(buf[:n])
-		}
-		if err != nil {
-			split.Flush()
-			return
-		}
-	}
 }

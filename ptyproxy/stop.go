@@ -11,23 +11,24 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
-// The end of an attempt: signals passed on, the staged kill, the agent's
-// exit and what it left behind.
+// The end of an attempt, as the loop drives it: signals passed on, the
+// staged kill, the agent's exit and what it left behind. What to do when
+// is the ending's to say (ending.go); this is the doing.
 
-func (l *loop) onSignal(sig os.Signal) {
-	if l.phase == Running {
+func (l *loop) onSignal(sig os.Signal, now time.Time) {
+	if l.end.phase == Running {
 		l.out.Cause, l.out.Signal = Interrupted, sig
 		l.o.Console.Warn("got " + sig.String() + "; passing it to the agent")
 		if ss, ok := sig.(syscall.Signal); ok {
-			l.stop(ss, nil)
+			l.stop(now, ss, nil)
 			return
 		}
-		l.stop(syscall.SIGTERM, nil)
+		l.stop(now, syscall.SIGTERM, nil)
 		return
 	}
 	// A second signal does not wait for the grace.
 	l.o.Console.Warn("got " + sig.String() + " again; killing the agent now")
-	l.stopNow()
+	l.stopNow(now)
 }
 
 // stop begins the staged kill: SIGCONT and sig to the group and to the
@@ -37,9 +38,9 @@ func (l *loop) onSignal(sig os.Signal) {
 // why, if not nil, is the record of the decision: it is written after the
 // signals are sent (a log that is behind must not delay them) and before
 // their records.
-func (l *loop) stop(sig syscall.Signal, why sessionlog.Record) {
-	l.endSilence(time.Now())
-	l.phase = Stopping
+func (l *loop) stop(now time.Time, sig syscall.Signal, why sessionlog.Record) {
+	l.endSilence(now)
+	l.end.stop(now, l.o.KillGrace)
 	l.timer.Stop()
 	cont, term := l.kill.signal(syscall.SIGCONT), l.kill.signal(sig)
 	if why != nil {
@@ -47,22 +48,16 @@ func (l *loop) stop(sig syscall.Signal, why sessionlog.Record) {
 	}
 	l.logKill(syscall.SIGCONT, cont)
 	l.logKill(sig, term)
-	l.stopAt = time.Now().Add(l.o.KillGrace)
-	l.startPoll()
-	now := time.Now()
+	l.askAgain(now.Add(pollEvery))
 	l.report(now, l.wd.Decide(now), true)
 }
 
 // stopNow skips the grace.
-func (l *loop) stopNow() {
-	l.endSilence(time.Now())
-	if l.phase == Running {
-		l.phase = Stopping
-		l.timer.Stop()
-	}
-	l.stopAt = time.Now()
-	l.startPoll()
-	l.onPoll(time.Now())
+func (l *loop) stopNow(now time.Time) {
+	l.endSilence(now)
+	l.end.stop(now, 0)
+	l.timer.Stop()
+	l.settle(now)
 }
 
 func (l *loop) logKill(sig syscall.Signal, sent []int) {
@@ -71,41 +66,66 @@ func (l *loop) logKill(sig syscall.Signal, sent []int) {
 	}
 }
 
-// pollEvery paces the checks that the tree is gone while stopping.
-const pollEvery = 10 * time.Millisecond
-
-func (l *loop) startPoll() {
-	if l.poll == nil {
-		l.poll = time.NewTicker(pollEvery)
+// settle asks the ending what to do at now, and does it, until it says
+// to wait.
+func (l *loop) settle(now time.Time) {
+	f := endFacts{exited: l.exited, drained: l.drained, writing: l.r.writingAt()}
+	var left []procInfo // what the last look found
+	for {
+		act, at := l.end.next(now, f)
+		switch act {
+		case endWait:
+			l.askAgain(at)
+			return
+		case endLook:
+			left = l.tree.snapshot()
+			f.looked, f.treeLeft, f.groupLeft = true, len(left) > 0, l.kill.groupIn(left)
+		case endGiveUpStdout:
+			l.giveUpStdout()
+			f.drained = true
+		case endKill:
+			if sent := dedupe(l.kill.killAll()); len(sent) > 0 {
+				l.o.Log.Write(sessionlog.Kill{Signal: "SIGKILL", Pids: sent})
+			}
+			f.killed = true
+		case endStopLeftovers:
+			l.noteLeftovers(left, "stopping them")
+			l.stop(now, syscall.SIGTERM, nil)
+			return
+		case endKeepLeftovers:
+			l.out.KeptLeftovers = true
+			l.noteLeftovers(left, "keep_orphans leaves them alone")
+			l.end.phase = Exiting
+			return
+		case endDone:
+			l.end.phase = Exiting
+			return
+		}
 	}
 }
 
-// onPoll runs while stopping or cleaning up. The agent's group gets the
-// grace to exit on the signal; once it is gone (or the grace is over) what
-// is left, such as tools in their own sessions, is killed at once.
-func (l *loop) onPoll(now time.Time) {
-	var left []procInfo // what is left of the attempt, once the agent exited
-	if l.exited {
-		left = l.tree.snapshot()
+// askAgain sets the ending's timer to at; zero stops it.
+func (l *loop) askAgain(at time.Time) {
+	if at.IsZero() {
+		l.endTimer.Stop()
+		return
 	}
-	gone := l.exited && len(left) == 0
-	if !gone && (!now.Before(l.stopAt) || l.exited && !l.kill.groupIn(left)) {
-		if sent := dedupe(l.kill.killAll()); len(sent) > 0 {
-			l.o.Log.Write(sessionlog.Kill{Signal: "SIGKILL", Pids: sent})
-		}
-		gone = l.exited
+	l.endTimer.Reset(at)
+}
+
+// noteLeftovers says what the agent left running when it exited by
+// itself, and what becomes of it.
+func (l *loop) noteLeftovers(left []procInfo, fate string) {
+	for _, p := range left {
+		l.out.Leftovers = append(l.out.Leftovers, commandLine(p.pid))
 	}
-	if gone && l.drained {
-		l.poll.Stop()
-		l.poll = nil
-		l.phase = Exiting
-	}
+	l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited and left processes running; " + fate, Processes: l.out.Leftovers})
 }
 
 // onExit handles the agent's exit: the parent's slave copy goes, so the
 // master reads to its end, and the reader drains what is buffered even if
 // a descendant still holds the PTY.
-func (l *loop) onExit(st exitStatus) {
+func (l *loop) onExit(st exitStatus, now time.Time) {
 	l.exited = true
 	l.out.ExitCode, l.out.ExitSignal = st.code, st.signal
 	rec := sessionlog.AgentExited{Code: st.code}
@@ -116,33 +136,20 @@ func (l *loop) onExit(st exitStatus) {
 	l.p.closeSlave()
 	l.r.drain()
 	l.timer.Stop()
-	if l.drained {
-		l.afterExit()
-		return
-	}
-	l.stall = time.NewTicker(time.Second)
+	l.settle(now)
 }
 
-// setDrained notes the agent's output read to its end.
-func (l *loop) setDrained() {
-	l.drained = true
-	if l.stall != nil {
-		l.stall.Stop()
-		l.stall = nil
-	}
-}
-
-// giveUpStdout ends an attempt whose agent has exited but whose stdout has
-// taken nothing for stdoutStall: a caller that waits for the wrapper's exit
-// before it reads would wait for ever. What was not written is lost, and
-// said so.
+// giveUpStdout ends the drain of an attempt whose agent has exited but
+// whose stdout has taken nothing for stdoutStall: a caller that waits for
+// the wrapper's exit before it reads would wait for ever. What was not
+// written is lost, and said so.
 func (l *loop) giveUpStdout() {
 	err := fmt.Errorf("stdout took nothing for %s after the agent exited; the rest of its output was not delivered", stdoutStall)
 	l.out.Cause, l.out.StdoutErr = Downstream, err
 	l.o.Log.Write(sessionlog.DownstreamClosed{Error: err.Error()})
 	l.o.Console.Warn(err.Error())
-	l.setDrained()
-	l.afterExit()
+	l.readDone = nil
+	l.drained = true
 }
 
 // stdoutWords says what happened to stdout, for people.
@@ -154,34 +161,6 @@ func stdoutWords(err error) string {
 		return "stdout is closed"
 	}
 	return "writing stdout failed: " + err.Error()
-}
-
-// afterExit runs once the agent exited and its output is drained: what is
-// left of the tree gets the staged kill.
-func (l *loop) afterExit() {
-	if !l.exited {
-		return // EOF before the exit: the exit will come
-	}
-	if l.phase == Running {
-		left := l.tree.snapshot()
-		if len(left) == 0 {
-			l.phase = Exiting
-			return
-		}
-		for _, p := range left {
-			l.out.Leftovers = append(l.out.Leftovers, commandLine(p.pid))
-		}
-		if l.o.KeepOrphans {
-			l.out.KeptLeftovers = true
-			l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited and left processes running; keep_orphans leaves them alone", Processes: l.out.Leftovers})
-			l.phase = Exiting
-			return
-		}
-		l.o.Log.Write(sessionlog.Leftovers{Message: "the agent exited and left processes running; stopping them", Processes: l.out.Leftovers})
-		l.stop(syscall.SIGTERM, nil)
-		return
-	}
-	l.onPoll(time.Now())
 }
 
 func sigName(sig syscall.Signal) string {

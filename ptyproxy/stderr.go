@@ -1,0 +1,67 @@
+package ptyproxy
+
+import (
+	"time"
+
+	"cursor-wrap/stream"
+)
+
+// The agent's stderr: passed on as it arrives, each line logged by the
+// loop, and what is left read at the end within a bound.
+
+// readStderr passes the agent's stderr on as it arrives and hands each line
+// to the loop for the log (lines), until the loop abandons it.
+func (l *loop) readStderr(lines chan<- []byte, done chan<- struct{}, abandon <-chan struct{}) {
+	defer close(done)
+	defer close(lines)
+	split := stream.NewSplitter(64<<10, func(ln stream.Line) {
+		select {
+		case lines <- append([]byte(nil), ln.Text...):
+		case <-abandon: // The loop reads no more: the line is not logged.
+		}
+	})
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := l.p.stderr.Read(buf)
+		if n > 0 {
+			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
+			split.Write(buf[:n])
+		}
+		if err != nil {
+			split.Flush()
+			return
+		}
+	}
+}
+
+// stderrWait bounds how long the end of an attempt waits for the agent's
+// last stderr to be passed on.
+const stderrWait = time.Second
+
+// lastStderr passes on what is left of the agent's stderr once everything
+// that held it is gone: what is in the pipe is read, then the read gives
+// up rather than wait on a stranger. A wrapper's stderr that takes nothing
+// must not keep the attempt open: the copy is abandoned after stderrWait.
+// abandon is closed, not sent on, so that the copy sees it too.
+func (l *loop) lastStderr(now time.Time, done <-chan struct{}, abandon chan struct{}) {
+	// A file's deadline is kept by the kernel's poller, on the system clock.
+	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
+	wait := l.clock.NewTimer()
+	wait.Reset(now.Add(stderrWait))
+	defer wait.Stop()
+	for l.stderr != nil || done != nil {
+		select {
+		case line, ok := <-l.stderr:
+			if !ok {
+				l.stderr = nil
+				continue
+			}
+			l.onStderr(line, l.clock.Now())
+		case <-done:
+			done = nil
+		case <-wait.C():
+			close(abandon)
+			return
+		}
+	}
+}
