@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ var docTableRow = regexp.MustCompile("^\\| `([^`]+)` \\| (.*) \\|$")
 // true: one row per package `go list ./...` finds, each saying what that
 // package's doc comment says first. The rows may come in any order (the doc
 // orders them as a run happens); on a failure, paste the rows it prints.
+// The shell scripts in scripts/ are each named in it too.
 func TestHowItWorksPackageTable(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Doc}}", "./...").Output()
@@ -64,6 +66,17 @@ func TestHowItWorksPackageTable(t *testing.T) {
 	if len(fix) > 0 {
 		t.Errorf("docs/how-it-works.md's package table is missing or has stale rows; they should read:\n%s",
 			strings.Join(fix, "\n"))
+	}
+
+	// The scripts beside the packages are named too.
+	scripts, err := filepath.Glob("scripts/*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scripts {
+		if name := filepath.Base(s); !strings.Contains(string(text), "`"+name+"`") {
+			t.Errorf("docs/how-it-works.md does not name scripts/%s", name)
+		}
 	}
 }
 
