@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"cursor-wrap/stream"
 )
 
 // Console owns the wrapper's stderr: the agent's stderr passes through it,
@@ -111,7 +112,7 @@ func (c *Console) Status(s string) {
 	if !c.tty {
 		return
 	}
-	s = truncate(printable(s), c.width()-1)
+	s = stream.Cut(printable(s), c.width()-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = &s
@@ -226,17 +227,6 @@ func (s sharedStdout) Write(p []byte) (int, error) {
 		s.c.stdoutMid = p[n-1] != '\n'
 	}
 	return n, err
-}
-
-func truncate(s string, width int) string {
-	if width < 1 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
 }
 
 // printable returns s with control characters (escape sequences among

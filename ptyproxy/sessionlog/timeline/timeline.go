@@ -268,7 +268,7 @@ func (t *Timeline) event(at, g, gapMark Millis, rec *sessionlog.EventLine, open 
 		}
 	}
 	if ev.NotJSON {
-		detail = fmt.Sprintf("%q", truncateText(string(raw), 60))
+		detail = fmt.Sprintf("%q", stream.Cut(string(raw), 60))
 	}
 	if n := len(t.Entries); n > 0 && detail == "" && g < gapMark {
 		if prev := &t.Entries[n-1]; prev.What == what && prev.Detail == "" {
@@ -277,11 +277,4 @@ func (t *Timeline) event(at, g, gapMark Millis, rec *sessionlog.EventLine, open 
 		}
 	}
 	t.Entries = append(t.Entries, Entry{At: at, Gap: g, What: what, Count: 1, Detail: detail})
-}
-
-func truncateText(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
