@@ -196,18 +196,39 @@ func TestFaultOutputs(t *testing.T) {
 			t.Errorf("records %q, want downstream_closed then a SIGTERM", stopped)
 		}
 	})
-	t.Run("stdout closed", func(t *testing.T) {
-		t.Parallel()
-		// A closed descriptor cannot be passed through os/exec: a shell
-		// closes it.
-		cmd := exec.Command("sh", "-c", `exec "$0" "$@" >&-`, wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "line", initLine, "line", resultLine)
-		cmd.Env = testEnv()
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 74 || !bytes.Contains(out, []byte("stdout is closed")) {
-			t.Errorf("exit %v: %s", err, out)
-		}
-	})
+	// Python's DEVNULL, Node's 'ignore' and systemd's StandardOutput=null
+	// open /dev/null read-write, and the Go runtime reopens a stdout closed
+	// at start so: a stdout like any other, whose writes are discarded. A
+	// stdout open for reading only is a real write error.
+	for _, tc := range []struct {
+		name, redirect string
+		want           int
+		says           string
+	}{
+		{"stdout on /dev/null opened read-write", "1<>/dev/null", 0, "finished (exit 0)"},
+		{"stdout closed at start", ">&-", 0, "finished (exit 0)"},
+		{"stdout open for reading only", "1</dev/null", 74, "stdout is not open for writing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// A descriptor opened or closed so cannot be passed through
+			// os/exec: a shell does it.
+			cmd := exec.Command("sh", "-c", `exec "$0" "$@" `+tc.redirect, wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "line", initLine, "line", resultLine)
+			cmd.Env = testEnv()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want || !bytes.Contains(stderr.Bytes(), []byte(tc.says)) {
+				t.Errorf("exit %d: %s", code, stderr.Bytes())
+			}
+		})
+	}
 	t.Run("stdout that takes nothing after the agent exits", func(t *testing.T) {
 		t.Parallel()
 		// 70 KB: more than the pipe takes, and little enough for the
@@ -328,8 +349,9 @@ func TestFaultData(t *testing.T) {
 	t.Run("pruning spares a running session's log", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		// The long session runs until its stdin closes, after the others.
-		long := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--", "line", initLine, "stdin", "line", resultLine)
+		// The long session runs until its stdin closes, after the others
+		// (--stdin-wait 0: however long they take).
+		long := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", dir, "--log-keep", "1", "--stdin-wait", "0", "--", "line", initLine, "stdin", "line", resultLine)
 		long.Env = testEnv()
 		var stderr bytes.Buffer
 		long.Stderr = &stderr

@@ -48,7 +48,7 @@ func (o *options) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.force, "force", true, "pass --force to the agent in direct mode: it runs commands and edits files without asking")
 	fs.BoolVar(&o.noForce, "no-force", false, "do not pass --force in direct mode (a headless cursor-agent then has its commands rejected)")
 	fs.BoolVar(&o.alias, "alias", false, "alias mode: add nothing to the agent's args; watch only headless runs (used by shell-init)")
-	fs.Func("stdin", "auto: a stdin that is not a terminal is copied to the agent and closed at its end; close: the agent's stdin is empty (default auto)", func(v string) error {
+	fs.Func("stdin", "auto: a stdin that is not a terminal is copied to the agent and closed at its end (beside a prompt in the args, only if it gives something within --stdin-wait); close: the agent's stdin is empty (default auto)", func(v string) error {
 		if v != "auto" && v != "close" {
 			return fmt.Errorf("%q is not auto or close", v)
 		}

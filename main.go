@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
@@ -24,17 +23,12 @@ import (
 )
 
 func main() {
-	stdio = ptyproxy.ClosedStdio()
 	// The demo runs this binary as its fake agent.
 	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:]))
 }
-
-// stdio says which of stdin, stdout and stderr were closed when the
-// wrapper started (they are /dev/null now).
-var stdio [3]bool
 
 // commands are the subcommands, in the order the usage lists them; the
 // first word of the command line names one, else the wrapper runs an

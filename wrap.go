@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -77,18 +76,17 @@ func wrap(args []string) int {
 		messages.Warn(w)
 	}
 	size, resize := watchSize()
-	var stdout io.Writer = stderr.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
-	if stdio[1] {
-		stdout = closedStdout{}
-	}
+	stdout := stderr.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
 	j := &job.Job{
 		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level()),
 		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize},
 	}
 	// A stdin that is not a terminal holds the prompt, or context beside a
 	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):
-	// it is the agent's, to its end. A terminal is left to the wrapper.
-	if o.stdin != "close" && !term.IsTerminal(0) && !stdio[0] {
+	// it is the agent's, to its end (beside a prompt, one that gives
+	// nothing for stdin_wait is closed: job's silentStdin). A terminal is
+	// left to the wrapper.
+	if o.stdin != "close" && !term.IsTerminal(0) {
 		j.Stdin = os.Stdin
 	}
 	if live.Config().Status {
@@ -128,14 +126,6 @@ func inspectCommand(logPath string) string {
 		return "cursor-wrap inspect --last"
 	}
 	return "cursor-wrap inspect " + job.ShellWords([]string{logPath})
-}
-
-// closedStdout stands for a stdout that was closed when the wrapper
-// started: the agent's first output finds it so.
-type closedStdout struct{}
-
-func (closedStdout) Write([]byte) (int, error) {
-	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}
 }
 
 // drawStatus redraws the status line from the latest snapshot four times

@@ -158,7 +158,7 @@ func stdoutWords(err error) string {
 	case errors.Is(err, syscall.EPIPE):
 		return "stdout was closed by its reader"
 	case errors.Is(err, syscall.EBADF):
-		return "stdout is closed"
+		return "stdout is not open for writing"
 	}
 	return "writing stdout failed: " + err.Error()
 }

@@ -34,6 +34,7 @@ type Config struct {
 	Status         bool
 	OnHang         string
 	KeepOrphans    bool
+	StdinWait      time.Duration
 	Notify         []string // targets: "desktop" or a webhook URL
 	NotifyOn       []string // events, of notify.Events
 	FallbackModels []string // the models restarts move to, in turn
@@ -121,6 +122,7 @@ var Settings = []Setting{
 	{"status", "draw a live status line on stderr when it is a terminal", func(c *Config) any { return &c.Status }},
 	{"on_hang", "a command run through /bin/sh after a hang kill, with the hang record on its stdin", func(c *Config) any { return &c.OnHang }},
 	{"keep_orphans", "leave running what the agent leaves behind when it exits by itself (servers started on purpose); they are stopped otherwise", func(c *Config) any { return &c.KeepOrphans }},
+	{"stdin_wait", "with a prompt in the agent's args, how long a stdin pipe may give nothing before it is closed to the agent (0 waits for its end)", func(c *Config) any { return &c.StdinWait }},
 	{"notify", "where to send notifications: desktop, or webhook URLs (Slack, Discord, Mattermost, ntfy); comma-separated as a flag or variable", func(c *Config) any { return &c.Notify }},
 	{"notify_on", "the events that notify: " + strings.Join(notify.Names(notify.Events), ", "), func(c *Config) any { return &c.NotifyOn }},
 	{"fallback_models", "models a restart after a hang or a rate limit moves to, in turn (--model); comma-separated as a flag or variable", func(c *Config) any { return &c.FallbackModels }},
@@ -165,6 +167,7 @@ func DefaultConfig() Config {
 		LogDir:        DefaultLogDir(),
 		LogLevel:      "info",
 		LogKeep:       200,
+		StdinWait:     3 * time.Second,
 		NotifyOn:      notify.Names(notify.Default),
 		MCP: MCPConfig{
 			MinIdleTimeout: 10 * time.Second,

@@ -36,6 +36,9 @@ func (c *Config) Validate() error {
 	if c.LogKeep < 0 {
 		bad("log_keep", "%d is negative", c.LogKeep)
 	}
+	if c.StdinWait < 0 {
+		bad("stdin_wait", "%v is negative", c.StdinWait)
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

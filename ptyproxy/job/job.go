@@ -96,11 +96,12 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		}
 	}()
 
+	src := j.stdinSource(cfg.StdinWait)
 	var stdin *replay
-	first := j.Stdin
-	if j.Stdin != nil && !j.NoRestart && cfg.Restarts > 0 {
+	first := src
+	if src != nil && !j.NoRestart && cfg.Restarts > 0 {
 		// Kept for a rerun of the original command, which needs all of it.
-		stdin = newReplay(j.Stdin)
+		stdin = newReplay(src)
 		first, _ = stdin.reader()
 	}
 	args, why := j.Cmd.Args, ""

@@ -2,8 +2,13 @@ package job
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxReplay bounds the stdin kept for a rerun of the original command: a
@@ -96,4 +101,75 @@ func (rr *replayReader) Read(p []byte) (int, error) {
 	}
 	r.cond.Broadcast()
 	return n, err
+}
+
+// silentStdin is a stdin beside a prompt in the agent's args: codex exec,
+// opencode run and gemini -p read stdin to its end before they start, so
+// an open pipe that never delivers (a CI step's, a spawn's default) would
+// hold them for ever. When nothing has come within wait, it ends there
+// (gaveUp is called once); once a byte has come, it is read to its end.
+type silentStdin struct {
+	f      *os.File
+	wait   time.Duration
+	gaveUp func()
+	judged bool
+	ended  bool
+}
+
+func (s *silentStdin) Read(p []byte) (int, error) {
+	if !s.judged {
+		s.judged = true
+		if !readableWithin(s.f, s.wait) {
+			s.ended = true
+			s.gaveUp()
+		}
+	}
+	if s.ended {
+		return 0, io.EOF
+	}
+	return s.f.Read(p)
+}
+
+// readableWithin reports whether f has data, or its end, within d. A
+// poll that fails says yes: the read that follows reports the error.
+// Polling, not reading, leaves a late byte unread rather than lost in a
+// read that never returns.
+func readableWithin(f *os.File, d time.Duration) bool {
+	rc, err := f.SyscallConn() // Fd would make f blocking
+	if err != nil {
+		return true
+	}
+	ready := true
+	deadline := time.Now().Add(d)
+	_ = rc.Control(func(fd uintptr) {
+		for {
+			left := time.Until(deadline)
+			if left <= 0 {
+				ready = false
+				return
+			}
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+			if err != unix.EINTR {
+				ready = err != nil || n > 0
+				return
+			}
+		}
+	})
+	return ready
+}
+
+// stdinSource is what the agent's stdin is read from: Stdin, given up on
+// after wait when it is a file that delivers nothing and the prompt is in
+// the args. Claude Code gives up after 3 s, the default: a producer
+// piping context starts writing at once, and a caller's forgotten pipe
+// costs no more than that.
+func (j *Job) stdinSource(wait time.Duration) io.Reader {
+	f, ok := j.Stdin.(*os.File)
+	if !ok || wait <= 0 || !j.Cmd.Profile.HasPrompt(j.Cmd.Args) {
+		return j.Stdin
+	}
+	return &silentStdin{f: f, wait: wait, gaveUp: func() {
+		j.console.Warn(fmt.Sprintf("stdin gave nothing for %v and the prompt is in the args: closing the agent's stdin (--stdin-wait 0 waits for its end)", wait))
+	}}
 }
