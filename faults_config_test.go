@@ -29,3 +29,30 @@ func TestConfigShapeBounded(t *testing.T) {
 		t.Errorf("peak RSS %d MiB reading the config", rss>>20)
 	}
 }
+
+// TestHookOutputBounded: an on_hang command that prints 100 MB costs the
+// wrapper what it keeps of it (64 KiB, and a line that says how much more
+// there was), not the 100 MB: it took 670-740 MiB and wrote a 150 MB log
+// line.
+func TestHookOutputBounded(t *testing.T) {
+	t.Parallel()
+	var cmd *exec.Cmd
+	r := wrapperRun(t, func(c *exec.Cmd) { cmd = c }, "--idle-timeout", "300ms",
+		"--on-hang", "head -c 100000000 /dev/zero | tr '\\0' y", "--", "line", initLine, "hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 150<<20 {
+		t.Errorf("peak RSS %d MiB for an on_hang command's 100 MB", rss>>20)
+	}
+	var hook map[string]any
+	for _, rec := range readLogs[map[string]any](t, r.logDir) {
+		if rec["msg"] == "on_hang" {
+			hook = rec
+		}
+	}
+	out, _ := hook["output"].(string)
+	if hook == nil || len(out) > 65<<10 || !strings.HasSuffix(out, "… [99934464 more bytes not kept]\n") {
+		t.Errorf("on_hang record with %d bytes of output, ending %q", len(out), out[max(0, len(out)-60):])
+	}
+}

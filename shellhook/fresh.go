@@ -1,7 +1,6 @@
 package shellhook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -124,8 +123,8 @@ func runFresh(ctx context.Context, path, dir string, env []string, args ...strin
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.KillGroup()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	out, errb := reaper.NewKept(reaper.DefaultKeep), reaper.NewKept(reaper.DefaultKeep)
+	cmd.Stdout, cmd.Stderr = out, errb
 	err = cmd.Run()
 	return out.Bytes(), errb.Bytes(), err
 }

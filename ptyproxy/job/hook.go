@@ -13,8 +13,12 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
-// OnHangTimeout bounds an on_hang command.
-const OnHangTimeout = 10 * time.Second
+// OnHangTimeout bounds an on_hang command, and onHangKeep what its record
+// keeps of its output.
+const (
+	OnHangTimeout = 10 * time.Second
+	onHangKeep    = 64 << 10
+)
 
 // onHang runs the on_hang command, if one is set, for an attempt that
 // hung: the hang record on its stdin, redacted, and CURSOR_WRAP_LOG,
@@ -37,6 +41,7 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 	defer cancel()
 	cmd := reaper.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.KillGroup() // The shell and what it started.
+	cmd.Keep = onHangKeep
 	cmd.Env, cmd.Stdin = env, bytes.NewReader(j.redact.Redact(append(record, '\n')))
 	output, err := cmd.CombinedOutput()
 	if err != nil && cmd.Process == nil {

@@ -11,6 +11,7 @@ package reaper
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os/exec"
@@ -33,6 +34,9 @@ var (
 // the child unregistered.
 type Cmd struct {
 	execCmd
+	// Keep bounds what Output and CombinedOutput keep of the child's
+	// output (0: DefaultKeep); the rest is counted, not kept.
+	Keep      int
 	ctx       context.Context
 	killGroup bool
 	killed    bool // KillGroup's cancel signalled the group
@@ -112,22 +116,56 @@ func (c *Cmd) Run() error {
 	return c.Wait()
 }
 
-// Output runs the child and returns its stdout. Unlike exec.Cmd's, it
-// does not keep stderr for the error.
+// Output runs the child and returns its stdout, at most Keep bytes of it
+// and a line that says how much more there was. Unlike exec.Cmd's, it does
+// not keep stderr for the error.
 func (c *Cmd) Output() ([]byte, error) {
-	var out bytes.Buffer
-	c.Stdout = &out
+	out := NewKept(cmp.Or(c.Keep, DefaultKeep))
+	c.Stdout = out
 	err := c.Run()
 	return out.Bytes(), err
 }
 
 // CombinedOutput runs the child and returns its stdout and stderr, in the
-// order it wrote them.
+// order it wrote them, bounded as Output's.
 func (c *Cmd) CombinedOutput() ([]byte, error) {
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
+	out := NewKept(cmp.Or(c.Keep, DefaultKeep))
+	c.Stdout, c.Stderr = out, out
 	err := c.Run()
 	return out.Bytes(), err
+}
+
+// DefaultKeep bounds what is kept of a child's output: what the wrapper
+// keeps is bounded however much a child prints (an on_hang command of
+// `yes` took it to 7.5 GB).
+const DefaultKeep = 1 << 20
+
+// A Kept is a writer that keeps the first bytes written to it, up to its
+// bound, and counts the rest. A child's output is read to its end all the
+// same, so the child never blocks on it.
+type Kept struct {
+	max     int
+	b       []byte
+	dropped int64
+}
+
+// NewKept returns a Kept that keeps at most max bytes.
+func NewKept(max int) *Kept { return &Kept{max: max} }
+
+// Write keeps what fits and counts the rest; it never fails.
+func (k *Kept) Write(p []byte) (int, error) {
+	n := min(len(p), k.max-len(k.b))
+	k.b = append(k.b, p[:n]...)
+	k.dropped += int64(len(p) - n)
+	return len(p), nil
+}
+
+// Bytes returns what was kept, and a last line that says how much was not.
+func (k *Kept) Bytes() []byte {
+	if k.dropped == 0 {
+		return k.b
+	}
+	return fmt.Appendf(bytes.Clone(k.b), "\n… [%d more bytes not kept]\n", k.dropped)
 }
 
 // Owns reports whether a Cmd is waiting for pid: a child that exited but
