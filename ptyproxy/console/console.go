@@ -230,15 +230,17 @@ func (s sharedStdout) Write(p []byte) (int, error) {
 }
 
 // printable returns s with control characters (escape sequences among
-// them) shown as Go escapes, so text from the agent cannot move the
-// cursor, retitle the window or clear the screen.
+// them) and the bidirectional controls shown as Go escapes, so text from
+// the agent cannot move the cursor, retitle the window, clear the screen
+// or show itself in another order than it has (the characters
+// stream.Display blanks).
 func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
+	if !strings.ContainsFunc(s, hidden) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if hidden(r) {
 			q := fmt.Sprintf("%q", string(r))
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -247,6 +249,8 @@ func printable(s string) string {
 	}
 	return b.String()
 }
+
+func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
 
 // Handler returns a slog.Handler that writes records at level or above as
 // "cursor-wrap: message key=value …" lines, control characters shown as

@@ -122,3 +122,20 @@ func TestConsoleSharedStdout(t *testing.T) {
 		t.Error("a separate stdout must be left alone")
 	}
 }
+
+// TestPrintable: what the agent wrote reaches the console with control
+// characters and bidirectional controls shown as escapes, nothing else
+// changed.
+func TestPrintable(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain text, é":            "plain text, é",
+		"\x1b]0;title\x07":         `\x1b]0;title\a`,
+		"evil\u202Etxt.exe":        `evil\u202etxt.exe`,
+		"a\u2066b\u2069c\u200fd\n": `a\u2066b\u2069c\u200fd\n`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
