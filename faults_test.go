@@ -127,18 +127,22 @@ func TestFaultCaps(t *testing.T) {
 		}
 		// How late, past the threshold, the watchdog declared the hang, by
 		// its own clock (the record's time would add the kill and the tree
-		// walks before it is written); and the whole run, which an event
-		// cost that grew with the open calls would make take hours. The
-		// loop decides only once it has parsed what the reader queued (at
-		// most 8 reads of 64 KiB, some 4,800 of these lines), so lateness
-		// is that backlog: a status snapshot that scanned every open call
-		// made it seconds under load; now the backlog costs ~40ms of CPU
-		// under -race, and the rest is the scheduler's.
-		if late := time.Duration(reason["idle_silence_ms"].(float64))*time.Millisecond - time.Second; late < 0 || late > time.Second {
+		// walks before it is written). The loop decides only once it has
+		// parsed what the reader queued (at most 8 reads of 64 KiB, some
+		// 4,800 of these lines), so lateness is that backlog. A status
+		// snapshot that scanned every open call made it seconds; now the
+		// backlog costs ~40ms of CPU under -race, and the rest is the share
+		// of a CPU the scheduler gives the loop: 1.4s late with a load
+		// average of 26 on two cores, hence 2s.
+		if late := time.Duration(reason["idle_silence_ms"].(float64))*time.Millisecond - time.Second; late < 0 || late > 2*time.Second {
 			t.Errorf("the hang was declared %v late", late)
 		}
-		if r.took > time.Minute {
-			t.Errorf("100 000 calls took %v", r.took)
+		// An event cost that grew with the open calls would take hours of
+		// CPU; it takes ~4.5s under -race. CPU, since the wall clock is the
+		// machine's load (62s at that load average).
+		t.Logf("100 000 calls: %v of CPU (the wrapper and its agent) in %v", r.cpu, r.took)
+		if r.cpu > time.Minute {
+			t.Errorf("100 000 calls took %v of CPU", r.cpu)
 		}
 	})
 	t.Run("a declared budget of centuries", func(t *testing.T) {

@@ -63,6 +63,7 @@ type result struct {
 	stdout, stderr []byte
 	code           int
 	took           time.Duration
+	cpu            time.Duration // user and system: the wrapper's and the children it reaped
 	logDir         string
 }
 
@@ -112,6 +113,9 @@ func execWrapper(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
 	start := time.Now()
 	err := cmd.Run()
 	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
+	if cmd.ProcessState != nil {
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
