@@ -25,7 +25,9 @@ func TestConfigShapeBounded(t *testing.T) {
 	if r.code != 125 || !strings.Contains(string(r.stderr), path+":2: nested more than 8 deep") {
 		t.Errorf("exit %d; stderr %s", r.code, r.stderr)
 	}
-	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 100<<20 {
+	// Parsed, it took 711 MiB (more under -race); refused, what the wrapper
+	// needs to start, which the race detector takes to about 100 MiB.
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 300<<20 {
 		t.Errorf("peak RSS %d MiB reading the config", rss>>20)
 	}
 }

@@ -31,7 +31,7 @@ func TestSessionsCommand(t *testing.T) {
 	}
 	run(0, "s-ok", nil, "line", initOf("s-ok"), "line", resultLine)
 	run(3, "s-fail", nil, "line", initOf("s-fail"), "exit", "3")
-	run(124, "s-hang", []string{"--idle-timeout", "300ms"}, "line", initOf("s-hang"), "hang")
+	run(124, "s-hang", []string{"--idle-timeout", "2s"}, "line", initOf("s-hang"), "hang")
 	// Started in the background, each until its log is named after its
 	// session; the agent's pid is in the log.
 	start := func(id string) (*exec.Cmd, int) {
