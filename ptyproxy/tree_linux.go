@@ -289,9 +289,10 @@ func (t *tree) claims(p procInfo) bool {
 	return true
 }
 
-// activity sums CPU time and bytes read over the attempt's processes, and
+// activity sums CPU time and bytes read over the attempt's processes,
 // says when the newest tool process started: one in a session of its own,
-// under the agent rather than left behind as an orphan.
+// under the agent rather than left behind as an orphan, and lists the TCP
+// connections of the agent's own processes.
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
 	var agentStart uint64
@@ -314,6 +315,7 @@ func (t *tree) activity() watchdog.Activity {
 			a.ToolStarted = started
 		}
 	}
+	a.Conns = tcpConns(t.agentSockets(procs))
 	return a
 }
 

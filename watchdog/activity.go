@@ -23,6 +23,9 @@ type Activity struct {
 	// began is that call at work (a sleep uses no CPU); a dev server left
 	// running by an earlier call is not, and excuses nothing.
 	ToolStarted time.Time
+	// Conns are the TCP connections of the agent's own processes, where
+	// the platform tells them (Linux); nil elsewhere.
+	Conns []Conn
 }
 
 // toolSlack allows for a tool process that starts a moment before its
@@ -38,6 +41,11 @@ type Evidence struct {
 	ReadPerSec    float64       // in the last window, bytes per second
 	Tool          bool          // an open call's tool process was running
 	Extended      time.Duration // silence excused beyond the idle timeout
+	// Conn is the remote address of the connection that last showed a
+	// response streaming in during this silence, "" if none did;
+	// ConnQuiet is how long before the check its data last arrived.
+	Conn      string
+	ConnQuiet time.Duration
 }
 
 // activityWindow is the span one activity decision looks back over.
@@ -57,28 +65,47 @@ func (w *Watchdog) probing() bool {
 }
 
 // wantsWindowStart reports whether a sample is wanted to open the window
-// that ends at the idle deadline.
+// that ends at the activity deadline.
 func (w *Watchdog) wantsWindowStart() bool {
-	return w.probing() && !(w.win.ok && !w.win.at.Before(w.last))
+	return w.probing() && !w.windowOpen()
+}
+
+// windowOpen reports whether a window is open in this silence.
+func (w *Watchdog) windowOpen() bool { return w.win.ok && !w.win.at.Before(w.last) }
+
+// judgeAt is when the open window is judged: at the activity deadline, or
+// a window after it opened once that has passed and the model connection
+// still excuses the silence, so that work resuming is seen (text mode
+// counts the connection's cap from the agent's last work).
+func (w *Watchdog) judgeAt() time.Time {
+	due := w.actDue()
+	if next := w.win.at.Add(w.window()); w.windowOpen() && next.After(due) {
+		due = next
+	}
+	return due
 }
 
 // WantsActivity reports whether a sample taken at now would be used: the
 // orchestrator samples the tree only then, so a flowing stream costs
 // nothing.
 func (w *Watchdog) WantsActivity(now time.Time) bool {
-	return w.probing() && !now.Before(w.idleDue().Add(-w.window()))
+	return w.probing() && !now.Before(w.actDue().Add(-w.window()))
 }
 
 // ObserveActivity feeds a sample of the agent's tree taken at now. A sample
-// opens a window; a sample at or after the idle deadline closes it and
+// opens a window; a sample at or after the activity deadline closes it and
 // decides: above a floor, the silence is excused for one more window (up to
-// MaxSilence); below, the idle rule stands. Samples never move the silence
-// clock itself.
+// MaxSilence); below, the idle rule stands. The model connection is looked
+// at in every sample (see Conn). Samples never move the silence clock
+// itself.
 func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if !w.probing() {
 		return
 	}
-	if !w.win.ok || w.win.at.Before(w.last) {
+	defer w.noteExtension()
+	if !w.windowOpen() {
+		w.evidence = Evidence{}
+		w.observeConns(a.Conns, now)
 		if !now.Before(w.idleDue()) && !w.reloaded {
 			// The sample that should have opened this window came late (a
 			// starved timer): look for one window before deciding, rather
@@ -86,10 +113,10 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 			w.activeThrough = now.Add(w.window())
 		}
 		w.win = sample{at: now, a: a, ok: true}
-		w.evidence = Evidence{}
 		return
 	}
-	if now.Before(w.idleDue()) {
+	w.observeConns(a.Conns, now)
+	if now.Before(w.judgeAt()) {
 		return // keep the window open until the deadline
 	}
 	dt := now.Sub(w.win.at)
@@ -107,9 +134,13 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if active {
 		w.evidence.ActiveWindows++
 		w.activeThrough = now.Add(w.window())
-		if ext := w.idleDue().Sub(w.last.Add(w.th.IdleTimeout)); ext > 0 {
-			w.evidence.Extended = ext
-		}
 	}
 	w.win = sample{at: now, a: a, ok: true}
+}
+
+// noteExtension records how far evidence has moved the silence limit.
+func (w *Watchdog) noteExtension() {
+	if ext := w.idleDue().Sub(w.last.Add(w.th.IdleTimeout)); ext > w.evidence.Extended {
+		w.evidence.Extended = ext
+	}
 }

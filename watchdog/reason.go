@@ -67,6 +67,10 @@ type evidenceJSON struct {
 	ReadPerSec    float64 `json:"last_read_bytes_per_sec"`
 	Tool          bool    `json:"tool_running,omitempty"`
 	ExtendedMS    int64   `json:"extended_ms"`
+	// The connection a response last streamed in on, and how long before
+	// the check its data arrived.
+	Conn        string `json:"connection,omitempty"`
+	ConnQuietMS int64  `json:"connection_received_ms_ago,omitempty"`
 }
 
 // MarshalJSON writes the reason as the hang_detected record holds it.
@@ -79,8 +83,9 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
 	}
-	if e := r.Evidence; e.Windows > 0 {
-		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tool, e.Extended.Milliseconds()}
+	if e := r.Evidence; e.Windows > 0 || e.Conn != "" {
+		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tool, e.Extended.Milliseconds(),
+			e.Conn, e.ConnQuiet.Milliseconds()}
 	}
 	return json.Marshal(out)
 }
@@ -98,7 +103,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
 	if e := in.Evidence; e != nil {
-		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS)}
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS), e.Conn, ms(e.ConnQuietMS)}
 	}
 	return nil
 }
@@ -135,12 +140,14 @@ func (r Reason) describe() string {
 		return "no output for " + Round(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
 	}
 	s := "no output for " + Round(r.Silence) + " with no tool call running (idle timeout " + Round(r.Threshold) + ")"
-	if e := r.Evidence; e.Windows > 0 {
-		if e.Extended > 0 {
-			s += fmt.Sprintf("; activity excused %s of it, until the last window was idle or max_silence was reached", Round(e.Extended))
-		}
+	e := r.Evidence
+	if e.Extended > 0 {
+		s += fmt.Sprintf("; evidence excused %s of it, until it ran out or max_silence was reached", Round(e.Extended))
+	}
+	if e.Windows > 0 {
 		s += fmt.Sprintf("; in the last window the agent's processes used %.1f%% CPU and read %.0f B/s", e.CPUPercent, e.ReadPerSec)
 	}
+	s += e.describeConn()
 	return s
 }
 

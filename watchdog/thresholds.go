@@ -25,6 +25,9 @@ type Thresholds struct {
 	ActivityProbe     bool
 	ActivityCPUFloor  float64 // fraction of one core
 	ActivityReadFloor float64 // bytes per second
+	// TextMode is set by the orchestrator for a run whose output is not a
+	// stream of events: its silence is judged by evidence alone (idleDue).
+	TextMode bool
 }
 
 // DefaultThresholds are the defaults the README's configuration table

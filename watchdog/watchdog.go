@@ -76,7 +76,9 @@ type sample struct {
 // Any output proves the stream alive. With no tool call open, a silence
 // that reaches IdleTimeout is a hang, unless the agent's process tree was
 // busy in the window just before (see Activity), which extends the limit
-// window by window up to MaxSilence. With calls open, each call has its own
+// window by window up to MaxSilence, or a response was streaming in on
+// its model connection (see Conn), which runs the idle timeout from the
+// data's arrival, up to MaxSilence too (in text mode, see idleDue). With calls open, each call has its own
 // deadline from its own start: the declared timeout plus ToolGrace, else
 // ToolTimeouts[kind], else IdleTimeout. A hang then needs every open call
 // past its deadline and a silence that reaches IdleTimeout (events that
@@ -103,6 +105,8 @@ type Watchdog struct {
 	win           sample    // start of the current activity window
 	activeThrough time.Time // silence tolerated through here on evidence
 	evidence      Evidence
+	conns         map[uint64]Conn // the agent's connections at the last sample
+	streamed      time.Time       // when a response last streamed in (see Conn)
 	// reloaded is set by SetThresholds until the next output: a hang the
 	// new thresholds make due is declared at once, not after a window.
 	reloaded bool
@@ -173,14 +177,42 @@ func (w *Watchdog) maxSilence() time.Duration {
 	return max(w.th.MaxSilence, w.th.IdleTimeout)
 }
 
-// idleDue is when the idle rule declares a hang, evidence included.
-func (w *Watchdog) idleDue() time.Time {
+// actDue is when the idle rule declares a hang on the agent's output and
+// work alone (CPU, bytes read, a tool). In stream-json mode that evidence
+// excuses silence up to max_silence. In text mode the agent says nothing
+// until it ends, so its own work excuses any silence: hard_timeout is the
+// user's cap.
+func (w *Watchdog) actDue() time.Time {
 	due := w.last.Add(w.th.IdleTimeout)
 	if w.activeThrough.After(due) {
 		due = w.activeThrough
-		if limit := w.last.Add(w.maxSilence()); due.After(limit) {
+		if limit := w.last.Add(w.maxSilence()); !w.th.TextMode && due.After(limit) {
 			due = limit
 		}
+	}
+	return due
+}
+
+// idleDue is when the idle rule declares a hang, evidence included: the
+// model connection (see Conn) moves it to an idle timeout after the
+// response's data last arrived, never past max_silence of continuous time
+// on that evidence alone (from the last output, or in text mode from the
+// agent's last work).
+func (w *Watchdog) idleDue() time.Time {
+	due := w.actDue()
+	conn, ok := w.connDue()
+	if !ok || !conn.After(due) {
+		return due
+	}
+	from := w.last
+	if w.th.TextMode && w.activeThrough.After(from) {
+		from = w.activeThrough
+	}
+	if limit := from.Add(w.maxSilence()); conn.After(limit) {
+		conn = limit
+	}
+	if conn.After(due) {
+		due = conn
 	}
 	return due
 }
@@ -276,7 +308,9 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 		consider(at.Add(-w.th.WarnBefore))
 	}
 	if w.wantsWindowStart() {
-		consider(w.idleDue().Add(-w.window()))
+		consider(w.actDue().Add(-w.window()))
+	} else if w.probing() {
+		consider(w.judgeAt())
 	}
 	return d
 }
@@ -314,6 +348,9 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		DueIn:         due.Sub(now),
 		SessionID:     w.session,
 		Evidence:      w.evidence,
+	}
+	if r.Evidence.Conn != "" {
+		r.Evidence.ConnQuiet = now.Sub(w.streamed)
 	}
 	switch kind {
 	case KindIdle:

@@ -359,9 +359,11 @@ func (j *Job) commandRecord(n int, args []string) sessionlog.Command {
 }
 
 // thresholds are the config's, with the call's own timeouts if it set
-// them.
+// them, for the run's mode: one whose output is no stream of events is
+// judged by evidence alone.
 func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
 	th := cfg.Thresholds
+	th.TextMode = j.Cmd.Mode == stream.Bytes
 	if l := j.Call; l != nil {
 		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
 	}
