@@ -72,6 +72,7 @@ type loop struct {
 	kill  *killer
 	probe bool
 	out   Outcome
+	seen  seenEvidence // the connection evidence last logged
 
 	timer   loopTimer // the watchdog's next deadline, while Running
 	verdict watchdog.Verdict
@@ -268,6 +269,7 @@ func (l *loop) onTimer(now time.Time) {
 	l.tree.observe(now)
 	if l.probe && l.wd.WantsActivity(now) {
 		l.wd.ObserveActivity(l.tree.activity(), now)
+		l.noteEvidence(now)
 	}
 	if l.r.writeBlocked(now) {
 		// Our stdout is not taking bytes; the agent is blocked on us.

@@ -74,13 +74,13 @@ func (w *Watchdog) wantsWindowStart() bool {
 func (w *Watchdog) windowOpen() bool { return w.win.ok && !w.win.at.Before(w.last) }
 
 // judgeAt is when the open window is judged: at the activity deadline, or
-// a window after it opened once that has passed and the model connection
-// still excuses the silence, so that work resuming is seen (text mode
-// counts the connection's cap from the agent's last work).
+// a window after it opened if it opened after that, while the model
+// connection still excuses the silence: work resuming is seen, and text
+// mode counts the connection's cap from the agent's last work.
 func (w *Watchdog) judgeAt() time.Time {
 	due := w.actDue()
-	if next := w.win.at.Add(w.window()); w.windowOpen() && next.After(due) {
-		due = next
+	if w.windowOpen() && !w.win.at.Before(due) {
+		return w.win.at.Add(w.window())
 	}
 	return due
 }
