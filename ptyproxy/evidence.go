@@ -19,7 +19,7 @@ type seenEvidence struct {
 func (l *loop) noteEvidence(now time.Time) {
 	_, r := l.wd.Check(now)
 	seen := seenEvidence{r.Evidence.Conn, now.Add(-r.Silence)}
-	if seen.conn == "" || seen == l.seen {
+	if seen.conn == "" || seen.conn == l.seen.conn && seen.silence.Equal(l.seen.silence) {
 		return
 	}
 	l.seen = seen

@@ -129,7 +129,9 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	w.evidence.CPUPercent = 100 * cpu.Seconds() / dt.Seconds()
 	w.evidence.ReadPerSec = float64(read) / dt.Seconds()
 	oldest, open := w.calls.oldestStart()
-	w.evidence.Tool = open && !a.ToolStarted.IsZero() && !a.ToolStarted.Before(oldest.Add(-toolSlack))
+	// In text mode no call is ever seen to start: a live tool process is
+	// the agent's work, as far as can be told.
+	w.evidence.Tool = !a.ToolStarted.IsZero() && (open && !a.ToolStarted.Before(oldest.Add(-toolSlack)) || w.th.TextMode)
 	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor || w.evidence.Tool
 	if active {
 		w.evidence.ActiveWindows++

@@ -103,19 +103,22 @@ func TestConnEvidence(t *testing.T) {
 		text     bool
 		l        link
 		cpuUntil time.Duration // the agent burns CPU until then
+		tool     bool          // a tool process runs throughout
 		wantHang time.Duration // -1: none by 1000 s
 	}{
-		{"thinking: pings every 15s, forever", false, link{ping: 15 * s}, 0, 300 * s},
-		{"thinking, then the stream dies", false, link{ping: 15 * s, pingsEnd: 100 * s}, 0, 150 * s},
-		{"dead: nothing received", false, link{}, 0, 60 * s},
-		{"half-closed", false, link{ping: 15 * s, closeWait: true}, 0, 60 * s},
-		{"server pings, the agent answers", false, link{ping: 15 * s, echo: true}, 0, 60 * s},
-		{"the agent pings, the server acks", false, link{keepAlive: 15 * s}, 0, 60 * s},
-		{"data the agent never reads", false, link{ping: 15 * s, unread: true}, 0, 60 * s},
-		{"text mode: busy, not capped", true, link{}, 2000 * s, never},
-		{"text mode: busy then pings: pings capped from the busy end", true, link{ping: 15 * s}, 500 * s, 802 * s},
-		{"text mode: pings alone are capped", true, link{ping: 15 * s}, 0, 300 * s},
-		{"text mode: dead", true, link{}, 0, 60 * s},
+		{"thinking: pings every 15s, forever", false, link{ping: 15 * s}, 0, false, 300 * s},
+		{"thinking, then the stream dies", false, link{ping: 15 * s, pingsEnd: 100 * s}, 0, false, 150 * s},
+		{"dead: nothing received", false, link{}, 0, false, 60 * s},
+		{"half-closed", false, link{ping: 15 * s, closeWait: true}, 0, false, 60 * s},
+		{"server pings, the agent answers", false, link{ping: 15 * s, echo: true}, 0, false, 60 * s},
+		{"the agent pings, the server acks", false, link{keepAlive: 15 * s}, 0, false, 60 * s},
+		{"data the agent never reads", false, link{ping: 15 * s, unread: true}, 0, false, 60 * s},
+		{"text mode: busy, not capped", true, link{}, 2000 * s, false, never},
+		{"text mode: a tool runs, not capped", true, link{}, 0, true, never},
+		{"stream-json mode: a tool no call owns excuses nothing", false, link{}, 0, true, 60 * s},
+		{"text mode: busy then pings: pings capped from the busy end", true, link{ping: 15 * s}, 500 * s, false, 802 * s},
+		{"text mode: pings alone are capped", true, link{ping: 15 * s}, 0, false, 300 * s},
+		{"text mode: dead", true, link{}, 0, false, 60 * s},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -133,6 +136,9 @@ func TestConnEvidence(t *testing.T) {
 				d := now.Sub(t0)
 				if w.WantsActivity(now) {
 					a := Activity{Conns: []Conn{tc.l.at(d)}}
+					if tc.tool {
+						a.ToolStarted = at(time.Second)
+					}
 					if tc.cpuUntil > 0 {
 						a.CPU = min(d, tc.cpuUntil) / 2
 					}

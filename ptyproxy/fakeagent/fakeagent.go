@@ -58,6 +58,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   tty              print {"type":"tty",…}: what stdout, stdin and stderr are
   cwd              print {"type":"cwd","dir":…}: the working directory
   errflood N       write N bytes of lines to stderr
+  net ADDR HOW     talk TCP to ADDR until it closes: read (print what is not "ping"), answer (each line with "pong"), keepalive (ping every 200ms), unread (never read)
   calls N          print N tool_call started events, as fast as possible
   stty-sane        turn output processing back on for stdout, as stty sane does
   fail-if-resumed  when run with --resume: say the session is gone on stderr and exit 1
@@ -368,6 +369,11 @@ func (a *agent) step(args []string) (int, error) {
 			time.Sleep(time.Millisecond)
 		}
 		return 2, nil
+	case "net":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		return 3, a.talk(args[1], args[2])
 	case "group-child", "setsid-child", "hold-pty", "chatty-child", "setsid-noenv":
 		return 1, a.child(args[0])
 	case "exit":
