@@ -23,7 +23,7 @@ import (
 // log says what it judged and when.
 
 const (
-	pingEvery  = 200 * time.Millisecond
+	pingEvery   = 200 * time.Millisecond
 	thoughtLine = `{"type":"result","subtype":"success","result":"thought it through","session_id":"s-1"}`
 )
 
@@ -226,7 +226,11 @@ func TestConnectionEvidenceUnprivileged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { if !t.Failed() { os.RemoveAll(dir) } })
+	t.Cleanup(func() {
+		if !t.Failed() {
+			os.RemoveAll(dir)
+		}
+	})
 	for _, bin := range []string{wrapperBin, agentBin} {
 		b, err := os.ReadFile(bin)
 		if err != nil {
