@@ -34,7 +34,7 @@ type Thresholds struct {
 // documents.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
-		IdleTimeout:       60 * time.Second,
+		IdleTimeout:       defaultIdleTimeout,
 		ToolGrace:         30 * time.Second,
 		ExitGrace:         5 * time.Second,
 		MaxSilence:        15 * time.Minute,
