@@ -97,3 +97,75 @@ func packageRow(importPath, doc string) (docRow, error) {
 	}
 	return docRow{}, fmt.Errorf("%s: its doc comment should open with \"Package name\" or \"Command name\", not %q", importPath, doc)
 }
+
+// helpFlag is a flag's row in a --help: "  --name   what it does".
+var helpFlag = regexp.MustCompile(`(?m)^  --([a-z-]+) `)
+
+// TestConfigurationDocListsEveryFlag keeps docs/configuration.md, which
+// the README calls "all flags and keys", true to the built binary: each
+// flag its --help lists has a row there.
+func TestConfigurationDocListsEveryFlag(t *testing.T) {
+	t.Parallel()
+	help := string(runRaw(t, nil, "--help").stdout)
+	doc, err := os.ReadFile("docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := helpFlag.FindAllStringSubmatch(help, -1)
+	if len(flags) < 20 {
+		t.Fatalf("--help lists %d flags; the pattern no longer reads it:\n%s", len(flags), help)
+	}
+	for _, m := range flags {
+		if !regexp.MustCompile("(?m)^\\|[^\\n]*`--" + m[1] + "`").Match(doc) {
+			t.Errorf("docs/configuration.md's table has no row for --%s", m[1])
+		}
+	}
+}
+
+// TestHelpNamesEveryExitStatus checks that --help names each exit status
+// the README's table documents.
+func TestHelpNamesEveryExitStatus(t *testing.T) {
+	t.Parallel()
+	help := string(runRaw(t, nil, "--help").stdout)
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(readme), "## Exit status")
+	table, _, _ = strings.Cut(table, "\n## ")
+	var statuses []string
+	for line := range strings.Lines(table) {
+		cells := strings.Split(strings.TrimSpace(line), "|")
+		if len(cells) < 4 || strings.HasPrefix(cells[1], "---") {
+			continue
+		}
+		last := regexp.MustCompile(`\([^)]*\]\([^)]*\)\)`).ReplaceAllString(cells[len(cells)-2], "") // a link's text is no status
+		statuses = append(statuses, regexp.MustCompile(`\b\d+\b`).FindAllString(last, -1)...)
+	}
+	if !slices.Contains(statuses, "124") {
+		t.Fatalf("read no statuses from README.md's exit status table (%q)", statuses)
+	}
+	for _, s := range statuses {
+		if !regexp.MustCompile(`\b` + s + `\b`).MatchString(help) {
+			t.Errorf("--help does not name exit status %s, which README.md documents", s)
+		}
+	}
+}
+
+// TestSubcommandHelpListsItsOwnFlags checks that the help of config and
+// doctor, which take every flag of the wrapper, lists their own and names
+// the wrapper's in one line, rather than listing 30 flags that are not
+// about them.
+func TestSubcommandHelpListsItsOwnFlags(t *testing.T) {
+	t.Parallel()
+	for sub, own := range map[string]string{"config": "--init", "doctor": "--shell"} {
+		r := runRaw(t, nil, sub, "--help")
+		out := string(r.stdout)
+		if r.code != 0 || !strings.Contains(out, "  "+own+" ") || !strings.Contains(out, "cursor-wrap --help lists them") {
+			t.Errorf("%s --help (exit %d) lacks %s or the line that names the wrapper's flags:\n%s", sub, r.code, own, out)
+		}
+		if rows := len(helpFlag.FindAllString(out, -1)); rows > 3 {
+			t.Errorf("%s --help lists %d flags:\n%s", sub, rows, out)
+		}
+	}
+}

@@ -106,8 +106,24 @@ func declares[T any](declare func(*flag.FlagSet) T) func(*flag.FlagSet) {
 func parse[T any](name string, args []string, declare func(*flag.FlagSet) T, noArgs bool) (o T, fs *flag.FlagSet, status int, done bool) {
 	fs = flag.NewFlagSet(name, flag.ContinueOnError)
 	o = declare(fs)
-	status, done = cli.ParseSub(fs, args, name, usageOf(name), noArgs)
+	status, done = cli.ParseSub(fs, args, name, usageOf(name), noArgs, inheritedFlags(fs)...)
 	return o, fs, status, done
+}
+
+// inheritedFlags are the wrapper's flags when fs takes them all (config
+// and doctor read the config as a run does), but --config, which their
+// usage lines name; none otherwise.
+func inheritedFlags(fs *flag.FlagSet) []string {
+	var names []string
+	newFlagSet(new(options)).VisitAll(func(f *flag.Flag) {
+		if f.Name != "config" {
+			names = append(names, f.Name)
+		}
+	})
+	if slices.ContainsFunc(names, func(n string) bool { return fs.Lookup(n) == nil }) {
+		return nil
+	}
+	return names
 }
 
 // run dispatches a subcommand, or wraps an agent.

@@ -118,12 +118,14 @@ func Parse(fs *flag.FlagSet, args []string, sub string) (dashed bool, err error)
 
 // ParseSub parses a subcommand's flags with Parse. done says the command
 // ends here, with status: --help printed its usage (0), or a flag was
-// wrong. With noArgs, an argument besides the flags is wrong too.
-func ParseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool) (status int, done bool) {
+// wrong. With noArgs, an argument besides the flags is wrong too. The
+// flags named in inherited are the wrapper's, which the subcommand takes
+// as a run does: its usage names them in one line rather than listing them.
+func ParseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool, inherited ...string) (status int, done bool) {
 	_, err := Parse(fs, args, sub)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		SubUsage(os.Stdout, usageLine, fs)
+		SubUsage(os.Stdout, usageLine, fs, inherited...)
 		return 0, true
 	case err != nil:
 		return Fail(job.ExitUsage, "%s: %v", sub, err), true
@@ -148,16 +150,23 @@ func NoArgs(args []string, sub, about string) (status int, done bool) {
 	return 0, false
 }
 
-// SubUsage prints a subcommand's usage line and its flags.
-func SubUsage(w io.Writer, line string, fs *flag.FlagSet) {
+// SubUsage prints a subcommand's usage line and its flags, those named in
+// inherited (the wrapper's) in one line at the end.
+func SubUsage(w io.Writer, line string, fs *flag.FlagSet, inherited ...string) {
 	fmt.Fprintln(w, line)
 	fs.VisitAll(func(f *flag.Flag) {
+		if slices.Contains(inherited, f.Name) {
+			return
+		}
 		def := ""
 		if f.DefValue != "" && !(IsBool(f) && f.DefValue == "false") {
 			def = " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintf(w, "  --%-20s %s%s\n", f.Name, f.Usage, def)
 	})
+	if len(inherited) > 0 {
+		fmt.Fprintf(w, "  and the wrapper's %d other flags (--idle-timeout, --agent-bin, …), as a run reads them: cursor-wrap --help lists them\n", len(inherited))
+	}
 }
 
 // unknownFlag says a flag is not the command's, with the one meant when it
