@@ -57,6 +57,8 @@ func doctor(args []string) int {
 			fmt.Printf("    fix: %s\n", fix)
 		}
 	}
+	// warn prints a ! with its fix: something to know that breaks nothing.
+	warn := func(what, fix string) { fmt.Printf("! %s\n    fix: %s\n", what, fix) }
 
 	cfg, file, err := config.Load(o.config, o.settings)
 	if err != nil {
@@ -101,7 +103,7 @@ func doctor(args []string) int {
 		}
 	}
 
-	checkShell(check, o.shell, funcs[0])
+	checkShell(check, warn, o.shell, funcs[0])
 
 	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
 	if old := config.OldLogDir(); cfg.Source("log_dir") == config.FromDefault && cfg.LogDir == old {
@@ -144,8 +146,10 @@ func firstLine(s string) string {
 }
 
 // checkShell checks that a new shell, started as a terminal starts it,
-// finds cursor-wrap on PATH and has the function name that runs it.
-func checkShell(check func(good bool, what, fix string), shell, name string) {
+// finds cursor-wrap on PATH and has the function name that runs it. Not
+// on PATH is only a warning: the line the installer adds names the wrapper
+// by its path, and the README calls that setup supported.
+func checkShell(check func(good bool, what, fix string), warn func(what, fix string), shell, name string) {
 	self := selfPath()
 	home := os.Getenv("HOME")
 	rc := shellhook.RCFile(shell, runtime.GOOS, os.Getenv)
@@ -173,7 +177,7 @@ func checkShell(check func(good bool, what, fix string), shell, name string) {
 	dir := filepath.Dir(self)
 	addDir := fmt.Sprintf("add %s to PATH in %s: %s", tilde(dir), tilde(rc), pathLine(shell, dir, home))
 	if fresh.Wrapper == "" {
-		check(false, "a new "+shell+" does not find cursor-wrap on PATH ("+fresh.PATH+")", addDir)
+		warn("a new "+shell+" does not find cursor-wrap on PATH ("+fresh.PATH+"), so typing cursor-wrap there needs its full path ("+self+")", addDir)
 	} else {
 		other := ""
 		if !sameFile(fresh.Wrapper, self) {

@@ -194,6 +194,21 @@ func TestInstall(t *testing.T) {
 					t.Errorf("first run printed\n%s\nwant %q", out, want)
 				}
 			}
+			if c.build {
+				// The README shows what the script prints, its next step
+				// among it, for a PREFIX not on PATH.
+				readme, err := os.ReadFile("../README.md")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for l := range strings.Lines(string(readme)) {
+					if strings.HasPrefix(l, "/home/me/") || strings.HasPrefix(l, "open a new shell") {
+						if want := strings.ReplaceAll(l, "/home/me", home); !strings.Contains(out, want) {
+							t.Errorf("README.md shows the installer printing %q; it printed\n%s", want, out)
+						}
+					}
+				}
+			}
 			wantRC := c.before + sep + line + marker + "\n"
 			if got := readOrEmpty(t, rc); got != wantRC {
 				t.Errorf("rc after install:\n%q\nwant\n%q", got, wantRC)
