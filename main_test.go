@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // The tests run the built wrapper with the fake agent as its agent, as a
@@ -238,6 +239,8 @@ func TestSignals(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--", "setsid-child", "line", "ready", "hang")
 			cmd.Env = testEnv()
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
 			stdout, _ := cmd.StdoutPipe()
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -259,6 +262,13 @@ func TestSignals(t *testing.T) {
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
 				t.Errorf("wrapper ended with %v, want exit %d", err, 128+int(sig))
+			}
+			// The signal by the name a user knows, not Go's ("interrupt").
+			name := unix.SignalName(sig)
+			for _, want := range []string{"got " + name + "; passing it to the agent", "was interrupted by " + name + " after"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q: %s", want, stderr.Bytes())
+				}
 			}
 			if child == 0 {
 				t.Fatal("no child pid")
@@ -681,10 +691,44 @@ func TestStatusLine(t *testing.T) {
 	if summary < 0 || strings.LastIndex(s, "\r\x1b[K") < strings.LastIndex(s, "| silent") {
 		t.Errorf("status not erased at the end:\n%q", s)
 	}
+	// Silent after its text, the agent is no longer "writing".
+	writing := statusScreen(t, "line", initLine, "line", `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},"session_id":"s-1"}`, "sleep", "1700ms", "line", resultLine)
+	if strings.Contains(writing, "| writing | silent 1") || !strings.Contains(writing, "| was writing | silent 1") {
+		t.Errorf("a silent agent's status line after its text:\n%q", writing)
+	}
 	r := runWrapper(t, nil, nil, "--status", "--", "line", started, "sleep", "600ms", "line", resultLine)
 	if bytes.Contains(r.stderr, []byte("\x1b[K")) || bytes.Contains(r.stderr, []byte("running shellToolCall")) {
 		t.Errorf("status line drawn on a pipe: %q", r.stderr)
 	}
+}
+
+// statusScreen runs the wrapper with --status and the fake agent's steps,
+// its stderr on a terminal, and returns what the terminal got.
+func statusScreen(t *testing.T, steps ...string) string {
+	t.Helper()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 200})
+	cmd := exec.Command(wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", t.TempDir(), "--status", "--"}, steps...)...)
+	cmd.Env = testEnv()
+	cmd.Stderr = pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() { screen.ReadFrom(ptm); close(done) }()
+	cmd.Wait()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no EOF from the terminal")
+	}
+	return screen.String()
 }
 
 // save replaces a config file the way atomic writers do.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestEverySignalEndsARunTheSameWay: a signal whose default would end the
@@ -63,7 +66,7 @@ func TestEverySignalEndsARunTheSameWay(t *testing.T) {
 			}
 			// (The fake agent is a Go program: its own goroutine dump on
 			// SIGQUIT or SIGABRT is its stderr, passed through.)
-			if !strings.Contains(stderr.String(), "cursor-wrap: warning: got "+sig.String()+"; passing it to the agent") {
+			if !strings.Contains(stderr.String(), "cursor-wrap: warning: got "+cmp.Or(unix.SignalName(sig), sig.String())+"; passing it to the agent") {
 				t.Errorf("stderr does not say the signal was passed on: %.300s", stderr.Bytes())
 			}
 			for deadline := time.Now().Add(5 * time.Second); alive(child); time.Sleep(10 * time.Millisecond) {

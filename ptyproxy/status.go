@@ -73,7 +73,13 @@ func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
 // than the snapshot, in the words of the agent's profile p (nil for none).
 func (s Status) Line(now time.Time, p *stream.Profile) string {
 	r := s.Reason.MovedOn(now.Sub(s.Now))
-	line := "cursor-wrap " + watchdog.Round(max(now.Sub(s.Started), 0)) + " | " + s.Activity(now, p).Text
+	a := s.Activity(now, p)
+	// Beside "silent 1s", "writing" would say two things at once: the
+	// stream's last line told what the agent was doing.
+	if s.Phase == Running && r.Silence >= time.Second && (a.Key == "writing" || a.Key == "thinking") {
+		a.Text = "was " + a.Text
+	}
+	line := "cursor-wrap " + watchdog.Round(max(now.Sub(s.Started), 0)) + " | " + a.Text
 	if s.Phase == Running {
 		line += " | silent " + watchdog.Round(max(r.Silence, 0))
 		if s.Verdict != watchdog.Hang && s.Verdict != watchdog.Overdue && r.DueIn > 0 {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
@@ -18,7 +20,7 @@ import (
 func (l *loop) onSignal(sig os.Signal, now time.Time) {
 	if l.end.phase == Running {
 		l.out.Cause, l.out.Signal = Interrupted, sig
-		l.o.Console.Warn("got " + sig.String() + "; passing it to the agent")
+		l.o.Console.Warn("got " + SignalName(sig) + "; passing it to the agent")
 		if ss, ok := sig.(syscall.Signal); ok {
 			l.stop(now, ss, nil)
 			return
@@ -27,7 +29,7 @@ func (l *loop) onSignal(sig os.Signal, now time.Time) {
 		return
 	}
 	// A second signal does not wait for the grace.
-	l.o.Console.Warn("got " + sig.String() + " again; killing the agent now")
+	l.o.Console.Warn("got " + SignalName(sig) + " again; killing the agent now")
 	l.stopNow(now)
 }
 
@@ -62,7 +64,7 @@ func (l *loop) stopNow(now time.Time) {
 
 func (l *loop) logKill(sig syscall.Signal, sent []int) {
 	if len(sent) > 0 {
-		l.o.Log.Write(sessionlog.Kill{Signal: sigName(sig), Pids: sent})
+		l.o.Log.Write(sessionlog.Kill{Signal: SignalName(sig), Pids: sent})
 	}
 }
 
@@ -130,7 +132,7 @@ func (l *loop) onExit(st exitStatus, now time.Time) {
 	l.out.ExitCode, l.out.ExitSignal = st.code, st.signal
 	rec := sessionlog.AgentExited{Code: st.code}
 	if st.signal != 0 {
-		rec.Signal = sigName(st.signal)
+		rec.Signal = SignalName(st.signal)
 	}
 	l.o.Log.Write(rec)
 	l.p.closeSlave()
@@ -163,22 +165,17 @@ func stdoutWords(err error) string {
 	return "writing stdout failed: " + err.Error()
 }
 
-func sigName(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGCONT:
-		return "SIGCONT"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
+// SignalName names a signal as the user knows it ("SIGINT", not Go's
+// "interrupt"), or by number when it has no name.
+func SignalName(sig os.Signal) string {
+	ss, ok := sig.(syscall.Signal)
+	if !ok {
+		return sig.String()
 	}
-	return sig.String()
+	if name := unix.SignalName(ss); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(ss))
 }
 
 func dedupe(pids []int) []int {

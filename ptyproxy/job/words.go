@@ -57,7 +57,7 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	case ptyproxy.Overdue:
 		return "answered, did not exit, and was stopped"
 	case ptyproxy.Interrupted:
-		return "was interrupted by " + out.Signal.String()
+		return "was interrupted by " + ptyproxy.SignalName(out.Signal)
 	case ptyproxy.Downstream:
 		return "was stopped because stdout failed"
 	case ptyproxy.Cancelled:
@@ -65,7 +65,7 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	}
 	switch {
 	case out.ExitSignal != 0:
-		return "was killed by " + out.ExitSignal.String()
+		return "was killed by " + ptyproxy.SignalName(out.ExitSignal)
 	case c.Mode == stream.Events && !out.Done:
 		return fmt.Sprintf("exited %d without a result", out.ExitCode)
 	case c.Mode == stream.Events:
