@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os/exec"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 // TestHostileLogNeverReachesTheTerminal: a log holds whatever the agent
@@ -35,5 +40,42 @@ func TestHostileLogNeverReachesTheTerminal(t *testing.T) {
 		if !bytes.Contains(out.stdout, []byte("s-1")) {
 			t.Errorf("%q does not show the session:\n%s", args, out.stdout)
 		}
+	}
+}
+
+// TestInspectOnATerminalKeepsItsColumns: on a terminal inspect makes a
+// long gap bold; what it shows must line up as it does without the bold
+// (the escapes were counted as the gap column's width).
+func TestInspectOnATerminalKeepsItsColumns(t *testing.T) {
+	t.Parallel()
+	r := runWrapper(t, []string{steps("line", initLine, "sleep", "50ms", "line", resultLine)}, nil, "--", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	args := []string{"inspect", "--last", "--gap", "1ms", "--log-dir", r.logDir}
+	plain := runRaw(t, nil, args...)
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	cmd := exec.Command(wrapperBin, args...)
+	cmd.Env = testEnv()
+	cmd.Stdout = pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var screen bytes.Buffer
+	screen.ReadFrom(ptm) // Ends with EIO once the command is gone.
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	bold := strings.ReplaceAll(screen.String(), "\r\n", "\n")
+	if !strings.Contains(bold, "\x1b[1m") {
+		t.Fatalf("no gap shown bold on a terminal:\n%q", bold)
+	}
+	if shown := regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(bold, ""); shown != string(plain.stdout) {
+		t.Errorf("on a terminal, without its escapes:\n%s\nwithout a terminal:\n%s", shown, plain.stdout)
 	}
 }

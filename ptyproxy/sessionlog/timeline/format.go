@@ -37,6 +37,8 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		if e.Gap > 0 {
 			g = watchdog.Round(time.Duration(e.Gap))
 		}
+		// Padded before it is made bold: the escapes take no column.
+		g = fmt.Sprintf("%9s", g)
 		mark := " "
 		if time.Duration(e.Gap) >= gap {
 			mark = "!"
@@ -52,7 +54,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		if e.Detail != "" {
 			what += "  " + d(e.Detail)
 		}
-		p("%10s %9s%s %s\n", stamp(e.At), g, mark, what)
+		p("%10s %s%s %s\n", stamp(e.At), g, mark, what)
 	}
 	if len(t.Calls) > 0 {
 		p("\ntool calls\n")
