@@ -46,11 +46,12 @@ type File struct {
 	lagging bool // the queue stayed full past maxWait; drop until it empties
 	waits   int  // times a write waited for room
 
-	f     *os.File
-	dir   string
-	name  string
-	start time.Time
-	good  int64 // offset after the last whole record
+	f      *os.File
+	dir    string
+	name   string
+	rename string // a session id the name should take; the writer renames
+	start  time.Time
+	good   int64 // offset after the last whole record
 }
 
 // maxPending bounds the queue when the disk does not keep up (a stuck NFS
@@ -122,11 +123,15 @@ func (l *File) create() error {
 	}
 }
 
-// Path returns the log file's current path, "" if there is none.
+// Path returns the log file's path, "" if there is none. It waits for
+// the file to be created and for a rename asked for to be done.
 func (l *File) Path() string {
 	<-l.ready
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for l.f != nil && l.rename != "" {
+		l.cond.Wait()
+	}
 	if l.f == nil {
 		return ""
 	}
@@ -189,8 +194,19 @@ func (l *File) loop() {
 	var buf []byte
 	l.mu.Lock()
 	for {
-		for len(l.pending) == 0 && !l.closed {
+		for len(l.pending) == 0 && l.rename == "" && !l.closed {
 			l.cond.Wait()
+		}
+		if id := l.rename; id != "" {
+			l.mu.Unlock()
+			name := l.renamed(id)
+			l.mu.Lock()
+			l.name = name
+			if l.rename == id {
+				l.rename = ""
+			}
+			l.cond.Broadcast()
+			continue
 		}
 		if len(l.pending) == 0 && l.closed {
 			l.mu.Unlock()
@@ -265,15 +281,24 @@ func (l *File) Sync() {
 	}
 }
 
-// Rename adds the session id to the file's name. An existing
-// file of that name is never replaced: a suffix is added instead.
+// Rename asks for the session id to be added to the file's name. It
+// returns at once: the writer renames, since a rename and its directory
+// fsync can wait as long as a stuck disk, and Rename is called from the
+// session loop, which must always be free to kill. An existing file of
+// that name is never replaced: a suffix is added instead.
 func (l *File) Rename(sessionID string) {
-	<-l.ready
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f == nil {
+	if l.closed || l.failed && l.f == nil {
 		return
 	}
+	l.rename = sessionID
+	l.cond.Broadcast()
+}
+
+// renamed renames the file for sessionID and returns its new name, or the
+// old one if it could not. Only the writer calls it.
+func (l *File) renamed(sessionID string) string {
 	base := fmt.Sprintf("cursor-wrap-%d-%s", l.start.UnixMilli(), safeID(sessionID))
 	for n := 1; n < 100; n++ {
 		name := base + ".jsonl"
@@ -284,15 +309,16 @@ func (l *File) Rename(sessionID string) {
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
-		if err == nil {
-			l.name = name
-			if d, err := os.Open(l.dir); err == nil {
-				_ = d.Sync() // The rename itself survives a crash.
-				d.Close()
-			}
+		if err != nil {
+			break
 		}
-		return
+		if d, err := os.Open(l.dir); err == nil {
+			_ = d.Sync() // The rename itself survives a crash.
+			d.Close()
+		}
+		return name
 	}
+	return l.name
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
