@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -41,11 +42,12 @@ func demo(args []string) int {
 	if err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
-	defer os.RemoveAll(dir)
+	// The logs stay, for inspect; the transcript replayed is no log.
 	transcript := filepath.Join(dir, "normal.jsonl")
 	if err := os.WriteFile(transcript, demoTranscript, 0o600); err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
 	}
+	defer os.Remove(transcript)
 	// The forwarded stream goes to stdout only where it does not bury the
 	// narration: `cursor-wrap demo > stream.jsonl` keeps it.
 	var stdout io.Writer = os.Stdout
@@ -55,7 +57,7 @@ func demo(args []string) int {
 	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
 
 	say("cursor-wrap demo: two runs of a fake cursor-agent under the wrapper.")
-	say("Session logs go to %s (removed at the end).", dir)
+	say("Session logs go to %s, and stay there for inspect.", dir)
 	say("")
 	say("1. A normal session: a cursor-agent transcript replayed at 10x speed.")
 	cfg := config.DefaultConfig()
@@ -77,6 +79,9 @@ func demo(args []string) int {
 		"line", `{"type":"tool_call","subtype":"completed","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"`+sid+`"}`,
 		"setsid-child", "hang")
 	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", status2)
+	say("")
+	say("See what the wrapper recorded: cursor-wrap inspect --log-dir %s --last-hang", dir)
+	say("(from a checkout: go run . inspect …); remove them with: rm -r %s", dir)
 	return 0
 }
 
@@ -93,7 +98,7 @@ func demoRun(self string, cfg config.Config, stdout io.Writer, say func(string, 
 	if err != nil {
 		say("   could not start the fake agent: %v", err)
 	}
-	say("   Log: %s", filepath.Base(res.LogPath))
+	say("   Log: %s", res.LogPath)
 	return res, j.Cmd.Status(res.Outcome)
 }
 
@@ -171,7 +176,7 @@ func (n *narrator) record(at time.Time, rec sessionlog.Record) {
 		n.say("   %s  HANG declared: no output for %s with no tool call running (%s after the threshold)",
 			n.at(at), at.Sub(n.lastOut).Round(time.Millisecond), late.Round(100*time.Microsecond))
 	case *sessionlog.Kill:
-		n.say("   %s  sent %s to %v (negative: the whole process group)", n.at(at), r.Signal, r.Pids)
+		n.say("   %s  sent %s to %s", n.at(at), r.Signal, pidsWords(r.Pids))
 	case *sessionlog.AgentExited:
 		line := fmt.Sprintf("   %s  agent exited (code %d", n.at(at), r.Code)
 		if r.Signal != "" {
@@ -183,4 +188,17 @@ func (n *narrator) record(at time.Time, rec sessionlog.Record) {
 		}
 		n.say("%s", line)
 	}
+}
+
+// pidsWords names the targets of a kill: a negative pid is a process
+// group, as kill(2) takes it.
+func pidsWords(pids []int) string {
+	words := make([]string, len(pids))
+	for i, pid := range pids {
+		words[i] = fmt.Sprintf("process %d", pid)
+		if pid < 0 {
+			words[i] = fmt.Sprintf("the process group %d", -pid)
+		}
+	}
+	return strings.Join(words, " and ")
 }

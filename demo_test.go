@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// TestDemoOnATerminal runs the demo as a user does, on a terminal: only
+// the narration shows (no stream-json line, no fake-agent line), a kill
+// names process groups and processes as such, and the logs it names are
+// still there for inspect.
+func TestDemoOnATerminal(t *testing.T) {
+	t.Parallel()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	cmd := exec.Command(wrapperBin, "demo")
+	cmd.Env = testEnv()
+	cmd.Stdout, cmd.Stderr = pts, pts
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	var screen bytes.Buffer
+	screen.ReadFrom(ptm) // Ends with EIO once the demo is gone.
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("demo: %v\n%s", err, screen.Bytes())
+	}
+	out := strings.ReplaceAll(screen.String(), "\r\n", "\n")
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(strings.TrimSpace(line), "{") {
+			t.Errorf("a JSON line among the narration: %s", line)
+		}
+	}
+	if strings.Contains(out, "negative") || !regexp.MustCompile(`sent SIGTERM to the process group \d+ and process \d+\n`).MatchString(out) {
+		t.Errorf("the kills are not said as process groups and processes:\n%s", out)
+	}
+	logs := regexp.MustCompile(`(?m)^   Log: (/\S+\.jsonl)$`).FindAllStringSubmatch(out, -1)
+	if len(logs) != 2 {
+		t.Fatalf("want the two runs' logs named:\n%s", out)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(logs[0][1])) })
+	for _, l := range logs {
+		if r := runRaw(t, nil, "inspect", l[1]); r.code != 0 {
+			t.Errorf("inspect %s, a log the demo named: exit %d: %s", l[1], r.code, r.stderr)
+		}
+	}
+	if !strings.Contains(out, "cursor-wrap inspect --log-dir "+filepath.Dir(logs[0][1])+" --last-hang\n") {
+		t.Errorf("the demo does not say how to inspect its logs:\n%s", out)
+	}
+}
