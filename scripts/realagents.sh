@@ -14,22 +14,30 @@
 #     scripts/realagents.sh            # the CLIs through cursor-wrap
 #     scripts/realagents.sh --direct   # the CLIs alone (checks the mock)
 #
-# Each CLI runs three cases, with `--idle-timeout 5s --kill-grace 2s`:
+# Each CLI runs six cases, with `--idle-timeout 5s --kill-grace 2s`:
 #
 # | case | the mock model... | passes when |
 # |---|---|---|
 # | A | answers with text | exit 0; stdout is the CLI's event stream as captured, ending in its own final event, and byte for byte the `raw` lines of the session log |
-# | B | has the CLI's shell tool run `sleep 20`, then answers | exit 0 after 20-45 s, no hang declared |
-# | C | sends one text delta, then stalls | hang declared, exit 124 within 30 s, and no process of the run left (tools in their own session included) |
+# | B | has the CLI's shell tool run `sleep 20`, then answers | exit 0, 20-45 s from the first event to the last (the session log's times), no hang declared |
+# | C | sends one text delta, then stalls | hang declared, exit 124, the run over within 30 s of its first event (the session log's times), and no process of the run left (tools in their own session included) |
+# | T | thinks: sends only keep-alives (Anthropic `ping` events, SSE comments for the others) for 20 s, then answers | exit 0, the stream as in A, no hang declared |
+# | P | sends only keep-alives, for ever (`--max-silence 20s`) | hang declared after 20-30 s of silence (at max_silence, not at the idle timeout), exit 124, the stream (if any) the start of C's |
+# | S | answers with text; the CLI's stdin is an open pipe that gives nothing | exit 0, the stream as in A, and the wrapper's line that it closed stdin |
+#
+# T and P are n/a for Gemini CLI: the Gemini API defines no keep-alive in a
+# stream, and the CLI fails on an SSE comment ("Incomplete JSON segment").
 #
 # It prints a table (agent, case, expected, got, PASS/FAIL) and exits 1 on any
-# FAIL. In `--direct` mode A and B expect exit 0 and the captured stream, and
-# C only expects the CLI to stall (still running, no final event, after 10 s);
-# processes a CLI leaves after SIGTERM are listed but do not fail.
+# FAIL. In `--direct` mode A, B and T expect exit 0 and the captured stream,
+# C and P only expect the CLI to stall (still running, no final event, after
+# 10 s), and S expects Claude Code to answer (it gives up on a silent stdin
+# after 3 s) and the others to stall; processes a CLI leaves after SIGTERM
+# are listed but do not fail.
 #
 # The first run installs the CLIs (about 1.1 GB; 15 s on a fast registry) into
 # `${REALAGENTS_CACHE:-~/.cache/cursor-wrap/realagents}` (not under /tmp:
-# Codex refuses a CODEX_HOME there). After that a run takes about a minute:
+# Codex refuses a CODEX_HOME there). After that a run takes about four minutes:
 # the cases run one after another, the four CLIs in parallel. Versions are
 # pinned; override with CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION and
 # OPENCODE_VERSION. Narrow a run with REALAGENTS_AGENTS="claude codex" and
@@ -53,7 +61,7 @@ fi
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${REALAGENTS_CACHE:-$HOME/.cache/cursor-wrap/realagents}
 read -ra agents <<<"${REALAGENTS_AGENTS:-claude codex gemini opencode}"
-read -ra cases <<<"${REALAGENTS_CASES:-A B C}"
+read -ra cases <<<"${REALAGENTS_CASES:-A B C T P S}"
 direct=${REALAGENTS_DIRECT:-0}
 if [[ ${1:-} == --direct ]]; then
 	direct=1
@@ -90,10 +98,26 @@ declare -A want=(
 	[opencode.A]="step_start text step_finish/stop"
 	[opencode.B]="step_start tool_use step_finish/tool-calls step_start text step_finish/stop"
 	[opencode.C]="step_start"
+	[claude.P]="system/init"
+	[codex.P]="thread.started item.completed/error turn.started"
+	[gemini.P]="init message/user"
+	[opencode.P]="step_start"
 )
+# The cases a CLI's API cannot express, and why; they print as n/a.
+declare -A inapplicable=(
+	[gemini.T]="the Gemini API sends no keep-alive in a stream, and Gemini CLI fails on an SSE comment (Incomplete JSON segment)"
+	[gemini.P]="the Gemini API sends no keep-alive in a stream, and Gemini CLI fails on an SSE comment (Incomplete JSON segment)"
+)
+# A thinking model's answer, and an answer beside a silent stdin, are A's.
+for agent in claude codex gemini opencode; do
+	want[$agent.T]=${want[$agent.A]}
+	want[$agent.S]=${want[$agent.A]}
+done
 
-idle=5        # --idle-timeout, seconds
-stall_wait=10 # --direct C: how long a CLI must stay stalled
+idle=5         # --idle-timeout, seconds
+stall_wait=10  # --direct C, P and S: how long a CLI must stay stalled
+think=20       # T: the mock's keep-alive-only pause, seconds (more than idle)
+max_silence=20 # P: --max-silence, seconds
 
 log() { printf 'realagents: %s\n' "$*" >&2; }
 die() {
@@ -122,7 +146,7 @@ check_selection() {
 		[[ -v pkg[$agent] ]] || die "unknown agent $agent in REALAGENTS_AGENTS (claude codex gemini opencode)"
 	done
 	for kase in "${cases[@]}"; do
-		[[ $kase == [ABC] ]] || die "unknown case $kase in REALAGENTS_CASES (A B C)"
+		[[ $kase == [ABCTPS] ]] || die "unknown case $kase in REALAGENTS_CASES (A B C T P S)"
 	done
 }
 
@@ -332,7 +356,9 @@ run_case() {
 	local agent=$1 kase=$2 d=$run/$1-$2 port mock i
 	local marker=$session.$agent.$kase
 	mkdir -p "$d/home" "$d/work" "$d/logs"
-	env -i REALAGENTS_RUN="$session.mock.$agent.$kase" "$run/mockmodel" --scenario "$kase" \
+	local scenario=$kase
+	[[ $kase != S ]] || scenario=A
+	env -i REALAGENTS_RUN="$session.mock.$agent.$kase" "$run/mockmodel" --scenario "$scenario" --think "${think}s" \
 		--port-file "$d/port" --log "$d/mock.log" >/dev/null 2>"$d/mock.stderr" &
 	mock=$!
 	for ((i = 0; i < 100; i++)); do
@@ -349,16 +375,26 @@ run_case() {
 	local cmd
 	if [[ $direct -eq 1 ]]; then
 		cmd=("$(bin_of "$agent")" "${args[@]}")
-		[[ $kase != C ]] || cmd=(timeout --kill-after=5 "$stall_wait" "${cmd[@]}")
+		! stalls_alone "$agent" "$kase" || cmd=(timeout --kill-after=5 "$stall_wait" "${cmd[@]}")
 	else
 		cmd=("$run/cursor-wrap" --agent "$agent" --agent-bin "$(bin_of "$agent")"
-			--idle-timeout "${idle}s" --kill-grace 2s --log-dir "$d/logs" -- "${args[@]}")
+			--idle-timeout "${idle}s" --kill-grace 2s --log-dir "$d/logs")
+		[[ $kase != P ]] || cmd+=(--max-silence "${max_silence}s")
+		cmd+=(-- "${args[@]}")
 	fi
 	printf '%q ' "${cmd[@]}" >"$d/cmd"
+	# stdin is /dev/null: Codex and opencode read a non-tty stdin to EOF
+	# first. For S it is a FIFO opened read-write: open, and it never gives
+	# anything (the run holds its only writer).
+	local stdin=/dev/null
+	if [[ $kase == S ]]; then
+		stdin=$d/stdin
+		mkfifo "$stdin"
+	fi
 	local start=${EPOCHREALTIME/./} rc=0
-	# stdin is /dev/null: Codex and opencode read a non-tty stdin to EOF first.
-	env -i -C "$d/work" PATH="$PATH" HOME="$d/home" SHELL="$BASH" "${envs[@]}" REALAGENTS_RUN="$marker" \
-		"${cmd[@]}" </dev/null >"$d/stdout" 2>"$d/stderr" || rc=$?
+	# TZ=UTC: the session log's times end in Z, as jq's fromdateiso8601 reads them.
+	env -i -C "$d/work" PATH="$PATH" HOME="$d/home" SHELL="$BASH" TZ=UTC "${envs[@]}" REALAGENTS_RUN="$marker" \
+		"${cmd[@]}" <>"$stdin" >"$d/stdout" 2>"$d/stderr" || rc=$?
 	local ms=$(((${EPOCHREALTIME/./} - start) / 1000))
 	local left
 	left=$(survivors "$marker")
@@ -367,32 +403,77 @@ run_case() {
 	judge "$agent" "$kase" "$d" "$rc" "$ms" "$left" >"$d/result"
 }
 
+# stalls_alone AGENT CASE: in --direct mode, the CLI alone must stall: on a
+# stalled stream, on keep-alives, or (all but Claude Code, which gives up on
+# a silent stdin after 3 s and says so) on a stdin that gives nothing.
+stalls_alone() {
+	[[ $direct -eq 1 && ($2 == [CP] || $2 == S && $1 != claude) ]]
+}
+
+# log_span LOG... FILTER prints the milliseconds between the first and the
+# last of the Unix-ms times FILTER picks from the session logs' records (ms
+# reads a record's RFC 3339 `time`, in UTC).
+log_span() {
+	local filter=${*: -1} logs=("${@:1:$#-1}")
+	jq -n 'def ms: capture("^(?<s>[^.Z]+)(\\.(?<f>[0-9]+))?Z$") | (((.s + "Z") | fromdateiso8601) * 1000) + (((.f // "") + "000")[0:3] | tonumber);
+		[inputs | '"$filter"'] | if length == 0 then 0 else max - min end' "${logs[@]}"
+}
+
 # judge prints "got|PASS" or "got|FAIL" for one run.
 judge() {
 	local agent=$1 kase=$2 d=$3 rc=$4 ms=$5 left=$6 ok=1 got seen
 	seen=$(events "$d/stdout")
 	printf '%s\n' "$seen" >"$d/events"
 	got="rc $rc, $((ms / 1000)).$((ms % 1000 / 100))s"
-	if [[ $seen == "${want[$agent.$kase]}" ]]; then
+	local stalls=0 # in --direct mode, a run that must stall
+	! stalls_alone "$agent" "$kase" || stalls=1
+	if [[ $stalls -eq 1 && $kase == S ]]; then
+		got+=", stream not judged" # What a CLI prints before it reads stdin.
+	elif [[ $seen == "${want[$agent.$kase]}" ]]; then
 		got+=", stream ok"
+	elif [[ $kase == P && (-z $seen || "${want[$agent.P]} " == "$seen "*) ]]; then
+		got+=", stream ok (its start)" # How far a slow CLI got before the pings.
 	else
 		got+=", stream differs"
 		ok=0
 	fi
-	case $kase in
-	A) [[ $rc -eq 0 ]] || ok=0 ;;
-	B) [[ $rc -eq 0 && $ms -ge 20000 && $ms -lt 45000 ]] || ok=0 ;;
-	C)
-		if [[ $direct -eq 1 ]]; then
-			[[ $rc -eq 124 || $rc -eq 137 ]] || ok=0
-		else
-			[[ $rc -eq 124 && $ms -lt 30000 ]] || ok=0
-		fi
-		;;
-	esac
+	if [[ $stalls -eq 1 ]]; then
+		[[ $rc -eq 124 || $rc -eq 137 ]] || ok=0
+	elif [[ $kase == [CP] ]]; then
+		[[ $rc -eq 124 ]] || ok=0
+	else
+		[[ $rc -eq 0 ]] || ok=0
+	fi
+	[[ $direct -eq 0 || $kase != B ]] || [[ $ms -ge 20000 && $ms -lt 45000 ]] || ok=0
 	if [[ $direct -eq 0 ]]; then
-		local logs=("$d"/logs/*.jsonl)
+		local logs=("$d"/logs/*.jsonl) span
 		if [[ -e ${logs[0]} ]]; then
+			# The limits are timed by the wrapper's own log, from the first
+			# event: the CLI's start-up, slow on a loaded machine, is not
+			# the case's.
+			case $kase in
+			B)
+				span=$(log_span "${logs[@]}" 'select(.msg == "event") | .recv_ts')
+				got+=", events over ${span}ms"
+				[[ $span -ge 20000 && $span -lt 45000 ]] || ok=0
+				;;
+			C)
+				span=$(log_span "${logs[@]}" 'if .msg == "event" then .recv_ts elif .msg == "exit" then .time | ms else empty end')
+				got+=", over ${span}ms after the first event"
+				[[ $span -lt 30000 ]] || ok=0
+				;;
+			P)
+				span=$(jq -n '[inputs | select(.msg == "hang_detected") | .reason.idle_silence_ms] | first // 0' "${logs[@]}")
+				got+=", hang after ${span}ms of silence"
+				[[ $span -ge $((max_silence * 1000)) && $span -lt $(((max_silence + 10) * 1000)) ]] || ok=0
+				;;
+			S)
+				grep -q "stdin gave nothing for" "$d/stderr" || {
+					got+=", no line that stdin was closed"
+					ok=0
+				}
+				;;
+			esac
 			# The wrapper's stdout must be exactly the lines it logged.
 			jq -j 'select(.msg == "event") | .raw, "\n"' "${logs[@]}" >"$d/stdout.fromlog"
 			{
@@ -404,11 +485,11 @@ judge() {
 			}
 			# jq -e over several inputs judges only the last input's output.
 			if jq -n -e '[inputs | select(.msg == "hang_detected")] | length > 0' "${logs[@]}" >/dev/null; then
-				[[ $kase == C ]] || {
+				[[ $kase == [CP] ]] || {
 					got+=", hang declared"
 					ok=0
 				}
-			elif [[ $kase == C ]]; then
+			elif [[ $kase == [CP] ]]; then
 				got+=", no hang_detected"
 				ok=0
 			fi
@@ -428,16 +509,18 @@ judge() {
 }
 
 expected() {
-	case $1 in
+	local agent=$1 kase=$2
+	if stalls_alone "$agent" "$kase"; then
+		echo "stalled at ${stall_wait}s, no final event"
+		return
+	fi
+	case $kase in
 	A) echo "rc 0, stream as captured" ;;
 	B) echo "rc 0 after 20-45s, no kill" ;;
-	C)
-		if [[ $direct -eq 1 ]]; then
-			echo "stalled at ${stall_wait}s, no final event"
-		else
-			echo "hang: rc 124 <30s, nothing left"
-		fi
-		;;
+	C) echo "hang: rc 124 <30s, nothing left" ;;
+	T) echo "rc 0 after ${think}s of pings, no kill" ;;
+	P) echo "hang at max_silence ${max_silence}s, rc 124" ;;
+	S) echo "rc 0, stdin closed, stream as A" ;;
 	esac
 }
 
@@ -457,7 +540,7 @@ inner() {
 	ip link set lo up
 	for kase in "${cases[@]}"; do
 		for agent in "${agents[@]}"; do
-			run_case "$agent" "$kase" &
+			[[ -v inapplicable[$agent.$kase] ]] || run_case "$agent" "$kase" &
 		done
 		wait
 	done
@@ -465,9 +548,10 @@ inner() {
 	for kase in "${cases[@]}"; do
 		for agent in "${agents[@]}"; do
 			got="no result (the run died)" verdict=FAIL
+			[[ ! -v inapplicable[$agent.$kase] ]] || got=${inapplicable[$agent.$kase]} verdict=n/a
 			[[ ! -e $run/$agent-$kase/result ]] || IFS='|' read -r got verdict <"$run/$agent-$kase/result"
-			printf '%-9s %-5s %-36s %-50s %s\n' "$agent" "$kase" "$(expected "$kase")" "$got" "$verdict"
-			if [[ $verdict != PASS ]]; then
+			printf '%-9s %-5s %-36s %-50s %s\n' "$agent" "$kase" "$(expected "$agent" "$kase")" "$got" "$verdict"
+			if [[ $verdict == FAIL ]]; then
 				fail=1
 				printf '          want: %s\n          seen: %s\n          stderr: %s\n          files: %s\n' \
 					"${want[$agent.$kase]}" "$(cat "$run/$agent-$kase/events" 2>/dev/null)" \

@@ -72,7 +72,7 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if !q.Stream { // Claude Code's fallback after a stream times out.
-		if t == turnStall {
+		if t == turnStall || t == turnPings {
 			s.stall(r) // Not even headers: the whole answer would be the delta.
 			return
 		}
@@ -86,6 +86,9 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 
 	e := startSSE(w, r)
 	e.send("message_start", obj{"type": "message_start", "message": msg})
+	if !s.hold(r, e, t, func() { e.send("ping", obj{"type": "ping"}) }) || t == turnPings {
+		return
+	}
 	if t == turnTool {
 		input, _ := json.Marshal(shellInput()) // Plain values: cannot fail.
 		e.send("content_block_start", obj{"type": "content_block_start", "index": 0,

@@ -70,6 +70,9 @@ func (s *server) gemini(w http.ResponseWriter, r *http.Request) {
 	t, text := s.plan(r, model, len(q.Tools), tool, q.hasToolResult())
 
 	e := startSSE(w, r)
+	if !s.hold(r, e, t, func() { e.comment("keep-alive") }) || t == turnPings {
+		return
+	}
 	if t == turnTool {
 		e.send("", geminiChunk(obj{"functionCall": obj{"name": tool,
 			"args": obj{"command": command, "description": describe}}}, true))

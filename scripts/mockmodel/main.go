@@ -10,6 +10,15 @@
 //	   answer once the tool result comes back
 //	C  response headers and one text delta ("Hello"), then silence until the
 //	   client goes away: a genuine model-stream stall
+//	T  a model thinking: response headers, then only keep-alives (--ping-every)
+//	   for --think, then the plain text answer
+//	P  response headers, then only keep-alives until the client goes away: a
+//	   stream kept alive that never answers
+//
+// The keep-alive is what each API sends while a model works: Anthropic's
+// `event: ping`; the OpenAI Responses and Gemini APIs define none, so an SSE
+// comment (": keep-alive"), which every SSE parser skips, as proxies and
+// servers send to keep a connection from timing out.
 //
 // A request that offers no shell tool (opencode's title generation) always
 // gets the plain answer, so side requests never stall or call tools.
@@ -64,16 +73,21 @@ func main() {
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("mockmodel", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	scenario := fs.String("scenario", "A", "A (text), B (sleep 20 through the shell tool, then text) or C (one delta, then stall)")
+	scenario := fs.String("scenario", "A", "A (text), B (sleep 20 through the shell tool, then text), C (one delta, then stall), T (keep-alives for --think, then text) or P (keep-alives for ever)")
+	think := fs.Duration("think", 20*time.Second, "scenario T: how long the model thinks, sending only keep-alives")
+	pingEvery := fs.Duration("ping-every", 2*time.Second, "scenarios T and P: the time between two keep-alives")
 	portFile := fs.String("port-file", "", "also write the chosen port to this file")
 	logPath := fs.String("log", "", "append the request log to this file instead of stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	switch *scenario {
-	case "A", "B", "C":
+	case "A", "B", "C", "T", "P":
 	default:
-		return fmt.Errorf("unknown scenario %q (want A, B or C)", *scenario)
+		return fmt.Errorf("unknown scenario %q (want A, B, C, T or P)", *scenario)
+	}
+	if *pingEvery <= 0 {
+		return fmt.Errorf("--ping-every %v: want more than 0", *pingEvery)
 	}
 	logOut := io.Writer(os.Stderr)
 	if *logPath != "" {
@@ -95,9 +109,11 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	s := &server{
-		scenario: *scenario,
-		gap:      50 * time.Millisecond,
-		log:      log.New(logOut, "", log.Ltime|log.Lmicroseconds),
+		scenario:  *scenario,
+		gap:       50 * time.Millisecond,
+		think:     *think,
+		pingEvery: *pingEvery,
+		log:       log.New(logOut, "", log.Ltime|log.Lmicroseconds),
 	}
 	return http.Serve(ln, s.routes())
 }
@@ -123,9 +139,11 @@ func writePortFile(path string, port int) error {
 }
 
 type server struct {
-	scenario string
-	gap      time.Duration // between text deltas, like a model producing tokens
-	log      *log.Logger
+	scenario  string
+	gap       time.Duration // between text deltas, like a model producing tokens
+	think     time.Duration // scenario T: keep-alives only, before the answer
+	pingEvery time.Duration // scenarios T and P: between two keep-alives
+	log       *log.Logger
 }
 
 func (s *server) routes() http.Handler {
@@ -153,10 +171,12 @@ const (
 	turnText  turn = iota // a text answer
 	turnTool              // a call to the shell tool
 	turnStall             // one text delta, then silence
+	turnThink             // keep-alives for a while, then a text answer
+	turnPings             // keep-alives until the client leaves
 )
 
 func (t turn) String() string {
-	return [...]string{"text", "tool call", "stall"}[t]
+	return [...]string{"text", "tool call", "stall", "think", "pings"}[t]
 }
 
 // plan decides the answer from the shell tool the request offers ("" for
@@ -168,6 +188,10 @@ func (s *server) plan(r *http.Request, model string, tools int, shellTool string
 		t, text = turnText, textHello
 	case s.scenario == "C":
 		t, text = turnStall, textStall
+	case s.scenario == "T":
+		t, text = turnThink, textHello
+	case s.scenario == "P":
+		t = turnPings
 	case hasResult:
 		t, text = turnText, textDone
 	}
@@ -182,6 +206,38 @@ func (s *server) stall(r *http.Request) {
 	<-r.Context().Done()
 	s.log.Printf("%s %s: stalled stream closed by the client after %.1fs",
 		r.Method, r.URL.RequestURI(), time.Since(start).Seconds())
+}
+
+// hold sends only keep-alives, one every pingEvery, for scenario T's think
+// or, for P, until the client leaves; it reports whether the client is
+// still there.
+func (s *server) hold(r *http.Request, e *sse, t turn, ping func()) bool {
+	if t != turnThink && t != turnPings {
+		return true
+	}
+	start := time.Now()
+	var end <-chan time.Time
+	if t == turnThink {
+		timer := time.NewTimer(s.think)
+		defer timer.Stop()
+		end = timer.C
+	}
+	tick := time.NewTicker(s.pingEvery)
+	defer tick.Stop()
+	for pings := 0; e.err == nil; {
+		select {
+		case <-end:
+			s.log.Printf("%s %s: thought for %.1fs, %d keep-alives", r.Method, r.URL.RequestURI(), time.Since(start).Seconds(), pings)
+			return true
+		case <-tick.C:
+			ping()
+			pings++
+		case <-r.Context().Done():
+			e.err = r.Context().Err()
+		}
+	}
+	s.log.Printf("%s %s: stream of keep-alives closed by the client after %.1fs", r.Method, r.URL.RequestURI(), time.Since(start).Seconds())
+	return false
 }
 
 func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) bool {

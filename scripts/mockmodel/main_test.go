@@ -23,7 +23,7 @@ type event struct {
 
 func newServer(t *testing.T, scenario string) *httptest.Server {
 	t.Helper()
-	s := &server{scenario: scenario, log: log.New(io.Discard, "", 0)}
+	s := &server{scenario: scenario, think: 400 * time.Millisecond, pingEvery: 50 * time.Millisecond, log: log.New(io.Discard, "", 0)}
 	ts := httptest.NewServer(s.routes())
 	t.Cleanup(ts.Close)
 	return ts
@@ -51,7 +51,8 @@ func post(t *testing.T, ts *httptest.Server, path, body string) (*http.Response,
 }
 
 // readEvents parses SSE frames ("event: NAME", "data: JSON", blank line)
-// onto a channel, closed when the body ends.
+// onto a channel, closed when the body ends. A comment frame (": TEXT") is
+// an event named ": TEXT" with no data.
 func readEvents(t *testing.T, r io.Reader) <-chan event {
 	ch := make(chan event, 64) // More than any answer sends: the reader never blocks.
 	go func() {
@@ -64,6 +65,8 @@ func readEvents(t *testing.T, r io.Reader) <-chan event {
 			case line == "":
 				ch <- ev
 				ev = event{}
+			case strings.HasPrefix(line, ": "):
+				ev.name = line
 			case strings.HasPrefix(line, "event: "):
 				ev.name = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
@@ -332,6 +335,66 @@ func TestStall(t *testing.T) {
 			case ev, ok := <-ch:
 				t.Fatalf("sent after the delta: %v (open %t)", ev, ok)
 			case <-time.After(300 * time.Millisecond):
+			}
+			cancel()
+		})
+	}
+}
+
+// TestKeepAlive checks scenarios T and P on every route: after the
+// response's first frame only keep-alives come (Anthropic's ping event, an
+// SSE comment elsewhere); with T the answer follows after the think, with
+// P they go on until the client leaves.
+func TestKeepAlive(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, path, body string
+		header           int    // frames before the keep-alives
+		ping             string // the keep-alive's name
+		text             []any  // where a frame of the answer holds its text
+	}{
+		{"anthropic", "/v1/messages", `{"model":"m","stream":true,"tools":[{"name":"bash"}],"messages":[]}`,
+			1, "ping", []any{"delta", "text"}},
+		{"responses", "/v1/responses", `{"model":"m","tools":[{"name":"exec_command"}],"input":[]}`,
+			1, ": keep-alive", []any{"delta"}},
+		{"gemini", "/v1beta/models/g:streamGenerateContent?alt=sse",
+			`{"contents":[],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`,
+			0, ": keep-alive", []any{"candidates", 0, "content", "parts", 0, "text"}},
+	} {
+		t.Run(tc.name+" T", func(t *testing.T) {
+			t.Parallel()
+			resp, _ := post(t, newServer(t, "T"), tc.path, tc.body)
+			evs := collect(readEvents(t, resp.Body))
+			pings, text := 0, ""
+			for _, ev := range evs[tc.header:] {
+				if ev.name == tc.ping {
+					if text != "" {
+						t.Errorf("a keep-alive after the answer began")
+					}
+					pings++
+					continue
+				}
+				s, _ := get(ev.data, tc.text...).(string)
+				text += s
+			}
+			// 400ms of think at one keep-alive per 50ms.
+			if pings < 4 || text != textHello {
+				t.Errorf("%d keep-alives, then text %q", pings, text)
+			}
+		})
+		t.Run(tc.name+" P", func(t *testing.T) {
+			t.Parallel()
+			resp, cancel := post(t, newServer(t, "P"), tc.path, tc.body)
+			ch := readEvents(t, resp.Body)
+			for i := 0; i < tc.header+20; i++ { // 1s of keep-alives, more than T's think
+				select {
+				case ev := <-ch:
+					if i >= tc.header && ev.name != tc.ping {
+						t.Fatalf("frame %d is not a keep-alive: %v %v", i, ev.name, ev.data)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("frame %d did not arrive", i)
+				}
 			}
 			cancel()
 		})

@@ -48,6 +48,9 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	e := startSSE(w, r)
 	e.send("response.created", obj{"type": "response.created",
 		"response": obj{"id": id, "object": "response", "status": "in_progress", "model": q.Model, "output": []obj{}}})
+	if !s.hold(r, e, t, func() { e.comment("keep-alive") }) || t == turnPings {
+		return
+	}
 	var item obj
 	if t == turnTool {
 		// Unified exec hands a still-running command back to the model after

@@ -44,6 +44,14 @@ func (e *sse) send(name string, v any) {
 	e.flush()
 }
 
+// comment writes an SSE comment, which parsers skip: a keep-alive.
+func (e *sse) comment(text string) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, ": %s\n\n", text)
+	}
+	e.flush()
+}
+
 func (e *sse) flush() {
 	if e.err == nil {
 		e.err = http.NewResponseController(e.w).Flush()
