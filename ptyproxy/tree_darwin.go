@@ -164,7 +164,11 @@ const psTimeout = time.Second
 // CPU a call; macOS's was not measured.) ps gives each process's own time, so the CPU a process used
 // after its last sample is lost if it exits before the next (CPUTotal
 // keeps the total from going back). Bytes read are not to be had at all:
-// ReadBytes stays 0, and the read floor counts on Linux only.
+// ReadBytes stays 0, and the read floor counts on Linux only. Nor are the
+// agent's connections (Conns stays nil): proc_pidfdinfo's socket info
+// would give a TCP state and the unread bytes, not when data last came,
+// and needs libproc; the idle timeout's default covers a thinking pause
+// instead (watchdog/defaults_darwin.go).
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
 	procs := t.snapshot()
