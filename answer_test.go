@@ -5,7 +5,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -46,14 +45,13 @@ func TestLongStreamFlatMemory(t *testing.T) {
 	peak := func(deltas int) int64 {
 		agent := steps("line", `{"type":"init","session_id":"g-1","model":"gemini-2.5-flash"}`, "repeat", fmt.Sprint(deltas), delta,
 			"line", `{"type":"result","status":"success","stats":{}}`)
-		var cmd *exec.Cmd
-		r := wrapperRun(t, func(c *exec.Cmd) {
-			cmd, c.Stdout, c.Env = c, io.Discard, append(c.Env, agent)
-		}, "--agent", "gemini", "--", "-p", "write at length")
-		if r.code != 0 {
-			t.Fatalf("%d deltas: exit %d: %s", deltas, r.code, r.stderr)
+		cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--agent", "gemini", "--", "-p", "write at length")
+		cmd.Env, cmd.Stdout = append(testEnv(), agent), io.Discard
+		rss, err := peakRSS(t, cmd)
+		if err != nil {
+			t.Fatalf("%d deltas: %v", deltas, err)
 		}
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		return rss
 	}
 	short, long := peak(100_000), peak(400_000)
 	t.Logf("peak RSS: %d MiB for 100,000 deltas, %d MiB for 400,000", short>>20, long>>20)
