@@ -42,7 +42,6 @@ func (l *loop) onSignal(sig os.Signal, now time.Time) {
 // their records.
 func (l *loop) stop(now time.Time, sig syscall.Signal, why sessionlog.Record) {
 	l.endSilence(now)
-	l.end.stop(now, l.o.KillGrace)
 	l.timer.Stop()
 	cont, term := l.kill.signal(syscall.SIGCONT), l.kill.signal(sig)
 	if why != nil {
@@ -50,7 +49,12 @@ func (l *loop) stop(now time.Time, sig syscall.Signal, why sessionlog.Record) {
 	}
 	l.logKill(syscall.SIGCONT, cont)
 	l.logKill(sig, term)
-	l.askAgain(now.Add(pollEvery))
+	// The grace runs from once the signal is out (the walk of the tree
+	// before it takes time on a loaded machine), never from before it: the
+	// group gets at least the grace. A second clock read, for that alone.
+	sent := l.clock.Now()
+	l.end.stop(sent, l.o.KillGrace)
+	l.askAgain(sent.Add(pollEvery))
 	l.report(now, l.wd.Decide(now), true)
 }
 
