@@ -163,13 +163,15 @@ Flags:
 	})
 	fmt.Fprint(w, `
 Exit status: the agent's own, except where the wrapper acted: 124 hang
-killed; 0 when the agent answered but had to be stopped; 128+n after signal
-n; 141 (74) when stdout was closed (failed). In direct mode with
-stream-json, an agent that exits 0 without a result gets 1 (its stream was
-cut short). In direct mode, a run that failed after the agent said why:
-80 rate limited, 81 service unreachable, 82 quota used up, 83 not logged
-in, 84 CLI too old. The wrapper's own: 125 a bad flag or config; 126 agent
-not executable; 127 agent not found; 2 an unknown command or a
-subcommand's usage error.
+killed; 85 the agent asked what only a person can answer (trust, login,
+[y/N]) and was stopped, or in direct mode exited 0 after such a question;
+0 when the agent answered but had to be stopped; 128+n after signal n; 141
+(74) when stdout was closed (failed). In direct mode with stream-json, an
+agent that exits 0 without a result (its stream was cut short), or with a
+result that says it failed, gets 1. In direct mode, a run that failed
+after the agent said why: 80 rate limited, 81 service unreachable, 82
+quota used up, 83 not logged in, 84 CLI too old. The wrapper's own: 125 a
+bad flag or config; 126 agent not executable; 127 agent not found; 2 an
+unknown command or a subcommand's usage error.
 `)
 }

@@ -23,6 +23,7 @@ const (
 	codeIdle     = "EIDLE"     // silent with no tool call running (kind idle)
 	codeTimedOut = "ETIMEDOUT" // tool calls past their deadlines (kind tool), or hard_timeout (kind deadline)
 	codeExit     = "EEXIT"     // the agent exited without a result (kind exit)
+	codePerson   = "EPERSON"   // the agent asked what only a person can answer (kind person)
 	codeCanceled = "ECANCELED" // the caller cancelled, or the server is stopping
 	codeInvalid  = "EINVAL"    // an argument is wrong; nothing was run
 	codeStart    = "ESTART"    // the agent could not be started
@@ -217,8 +218,17 @@ func (r *run) result(res job.Result) *final {
 	if !last.IsZero() {
 		f.Partial.LastActivityAt = last.Format(time.RFC3339Nano)
 	}
-	switch out.Cause {
-	case ptyproxy.Hung:
+	switch q := out.Question; {
+	case q != nil:
+		// Stopped at the question, or gave up at it: either way a person
+		// must act, and a rerun as it is would meet it again.
+		f.Code, f.Kind = codePerson, watchdog.KindPerson
+		if out.Cause == ptyproxy.AwaitingPerson {
+			rs := r.cleanReason(out.Reason)
+			f.Reason = &rs
+		}
+		f.Message = fmt.Sprintf("The agent %s. Its process tree ended after %s.", strings.TrimPrefix(watchdog.PersonWords(r.clean(q.Quote, maxCommand), q.Fix), "the agent "), watchdog.Round(took))
+	case out.Cause == ptyproxy.Hung:
 		rs := r.cleanReason(out.Reason)
 		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeTimedOut
 		if rs.Kind == watchdog.KindIdle {
@@ -229,7 +239,7 @@ func (r *run) result(res job.Result) *final {
 			verb = "was stopped"
 		}
 		f.Message = fmt.Sprintf("The agent %s: %s. Its process tree was killed after %s.", verb, rs.Describe(), watchdog.Round(took))
-	case ptyproxy.Cancelled:
+	case out.Cause == ptyproxy.Cancelled:
 		f.Code, f.Kind = codeCanceled, kindCancelled
 		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", r.cancelWhy(), watchdog.Round(took))
 	default:
@@ -310,6 +320,8 @@ func (r *run) suggest(f *failure) []string {
 			r.lim.Hard, cfg.MCP.MaxHardTimeout))
 	case kindExit:
 		out = append(out, "partial.stderr_tail usually says why the agent stopped (not logged in, an unknown model, a network error)")
+	case watchdog.KindPerson:
+		out = append(out, "a rerun as it is meets the same question: do what the message names first (a flag such as --trust in args, a login on this machine), then call again")
 	}
 	if f.LogPath != "" {
 		out = append(out, fmt.Sprintf("run `cursor-wrap inspect %s` for a timeline of the session", f.LogPath))

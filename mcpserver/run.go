@@ -245,6 +245,7 @@ func (r *run) cleanReason(rs watchdog.Reason) sentReason {
 		out.OpenCalls = append(out.OpenCalls, c)
 	}
 	out.LastEventType = r.clean(rs.LastEventType, maxCommand)
+	out.Question = r.clean(rs.Question, maxCommand)
 	out.SessionID = r.clean(rs.SessionID, maxName)
 	return out
 }

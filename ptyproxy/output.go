@@ -37,6 +37,7 @@ func (l *loop) onBatch(b *batch, now time.Time) {
 		l.o.Console.Warn(stdoutWords(err) + "; stopping the agent")
 		return
 	}
+	l.listen(b.at)
 	// The hard deadline can pass while output flows: the batch that sees
 	// it acts, since the timer is re-armed past it.
 	l.decide(b.at, now)
@@ -79,8 +80,16 @@ func (l *loop) endStream(now time.Time) {
 func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	l.out.Lines++
 	l.logEvent(ln, ev)
+	if l.o.Parse == nil || ev.NotJSON {
+		heard(&l.said, ln.Text)
+	} else {
+		l.forget()
+	}
 	if l.o.Parse == nil {
 		return
+	}
+	if ev.Terminal && !l.wd.Done() {
+		l.out.Failed = ev.Failed // The first terminal event says how the run ended.
 	}
 	notice := l.wd.ProcessEvent(ev, l.last)
 	l.out.ToolCalls += len(ev.Started)

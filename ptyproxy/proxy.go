@@ -48,6 +48,10 @@ type Options struct {
 	// profile's patterns); nil for none. Errors on stdout come with the
 	// events Parse returns.
 	StderrError func(line []byte) *stream.AgentError
+	// Asks recognises a question only a person can answer in the agent's
+	// last words that are not its stream (the profile's table); nil for
+	// none.
+	Asks func(text []byte) *stream.Question
 
 	// KeepOrphans leaves alone what the agent leaves running after it
 	// exits by itself (servers started on purpose); a hang or a signal
@@ -141,17 +145,24 @@ const (
 	Interrupted              // the wrapper got a signal and passed it on
 	Downstream               // the wrapper's stdout failed (see StdoutErr)
 	Cancelled                // the context was cancelled
+	// AwaitingPerson: the agent asked what only a person can answer and
+	// went quiet; the tree was stopped.
+	AwaitingPerson
 )
 
 func (c Cause) String() string {
-	return [...]string{"exited", "hung", "overdue", "interrupted", "downstream_closed", "cancelled"}[c]
+	return [...]string{"exited", "hung", "overdue", "interrupted", "downstream_closed", "cancelled", "waiting_on_person"}[c]
 }
 
 // Outcome is what happened to one attempt.
 type Outcome struct {
 	Cause  Cause
 	Signal os.Signal       // for Interrupted: the signal received
-	Reason watchdog.Reason // for Hung and Overdue
+	Reason watchdog.Reason // for Hung, Overdue and AwaitingPerson
+	// Question is what the agent asked that only a person can answer: why
+	// it was stopped (AwaitingPerson), or its last words when it exited by
+	// itself without its answer; nil if none.
+	Question *stream.Question
 
 	ExitCode   int            // the agent's exit code, -1 if signalled
 	ExitSignal syscall.Signal // the signal that ended the agent, 0 if none
@@ -161,6 +172,8 @@ type Outcome struct {
 
 	SessionID string
 	Done      bool // the terminal event arrived
+	// Failed: the terminal event said the run failed (stream.Event.Failed).
+	Failed bool
 	// AgentError is the first error the agent said it cannot go on after
 	// (rate limit, quota, auth, update, network), nil if none.
 	AgentError *stream.AgentError

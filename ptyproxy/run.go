@@ -53,7 +53,7 @@ func run(ctx context.Context, o Options, clock loopClock) (Outcome, error) {
 		tree:   newTree(p.pid, marker),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		end:    ending{keepOrphans: o.KeepOrphans},
-		stderr: make(chan []byte, 64),
+		stderr: make(chan stderrText, 64),
 	}
 	l.kill = &killer{tree: l.tree, pgid: p.pid}
 	l.cutLines()
@@ -87,9 +87,13 @@ type loop struct {
 	readDone <-chan error // the reader's end; nil once taken or given up on
 	exited   bool
 	drained  bool
-	stderr   chan []byte // nil once closed
-	events   []byte      // a batch's event records, written at once
+	stderr   chan stderrText // nil once closed
+	events   []byte          // a batch's event records, written at once
 	answer   stream.Reply
+
+	// The last of what the agent wrote that is not its stream (asked.go),
+	// and the words of one of them with its unfinished line.
+	said, errSaid, errPending, words []byte
 
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
@@ -164,6 +168,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 	l.out.SessionID = l.wd.SessionID()
 	l.out.Done = l.wd.Done()
 	l.out.Answer = l.answer.String()
+	l.leftAsking()
 	return l.out
 }
 
@@ -282,8 +287,12 @@ func (l *loop) onTimer(now time.Time) {
 // after, so neither the log nor the console can delay the kill.
 func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 	cause := Hung
-	if v == watchdog.Overdue {
+	switch {
+	case v == watchdog.Overdue:
 		cause = Overdue
+	case r.Kind == watchdog.KindPerson:
+		cause = AwaitingPerson
+		l.out.Question = &stream.Question{Quote: r.Question, Fix: r.Fix}
 	}
 	r.StdinOpen = l.p.stdinOpen.Load()
 	l.out.Cause, l.out.Reason = cause, r
@@ -292,9 +301,12 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 		why = sessionlog.ExitOverdue{Reason: r}
 	}
 	l.stop(now, syscall.SIGTERM, why)
-	if cause == Hung {
+	switch cause {
+	case Hung:
 		l.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
-	} else {
+	case AwaitingPerson:
+		l.o.Console.Error(r.Describe() + "; stopping the agent")
+	default:
 		l.o.Console.Info("the agent finished its answer but did not exit in time (" + r.Describe() + "); stopping it")
 	}
 }
@@ -371,8 +383,19 @@ func (l *loop) onReload(rl Reload, now time.Time) {
 	}
 }
 
-// onStderr logs a line of the agent's stderr, and an error it states.
-func (l *loop) onStderr(line []byte, now time.Time) {
+// onStderr logs a line of the agent's stderr and an error it states, and
+// listens for a question in it, or in the start of a line its writer
+// paused after, as a prompt does.
+func (l *loop) onStderr(st stderrText, now time.Time) {
+	line := st.text
+	if !st.whole {
+		l.errPending = append(l.errPending[:0], stream.Tail(line)...)
+		l.listen(now)
+		return
+	}
+	l.errPending = l.errPending[:0]
+	heard(&l.errSaid, line)
+	l.listen(now)
 	l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
 	if l.o.StderrError != nil {
 		if e := l.o.StderrError(line); e != nil {

@@ -9,23 +9,35 @@ import (
 // The agent's stderr: passed on as it arrives, each line logged by the
 // loop, and what is left read at the end within a bound.
 
+// A stderrText is a line of the agent's stderr, or (whole unset) the
+// start of one its writer paused after.
+type stderrText struct {
+	text  []byte
+	whole bool
+}
+
 // readStderr passes the agent's stderr on as it arrives and hands each line
-// to the loop for the log (lines), until the loop abandons it.
-func (l *loop) readStderr(lines chan<- []byte, done chan<- struct{}, abandon <-chan struct{}) {
+// to the loop for the log (lines), until the loop abandons it; when the
+// loop listens for questions, the unfinished line after each read too.
+func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon <-chan struct{}) {
 	defer close(done)
 	defer close(lines)
-	split := stream.NewSplitter(64<<10, func(ln stream.Line) {
+	send := func(text []byte, whole bool) {
 		select {
-		case lines <- append([]byte(nil), ln.Text...):
+		case lines <- stderrText{append([]byte(nil), text...), whole}:
 		case <-abandon: // The loop reads no more: the line is not logged.
 		}
-	})
+	}
+	split := stream.NewSplitter(64<<10, func(ln stream.Line) { send(ln.Text, true) })
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := l.p.stderr.Read(buf)
 		if n > 0 {
 			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
 			split.Write(buf[:n])
+			if split.MidLine() && l.o.Asks != nil {
+				send(split.Pending(), false)
+			}
 		}
 		if err != nil {
 			split.Flush()

@@ -53,7 +53,9 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		ev.Terminal = true
 		ev.SessionID = decode(session.raw, session.escaped)
 		if isError {
-			errText, ev.Answer = ev.Answer, ""
+			// "subtype":"success" with is_error on an API error
+			// (anthropics/claude-code#79500): failed all the same.
+			errText, ev.Answer, ev.Failed = ev.Answer, "", true
 		}
 	case "system":
 		if ev.Subtype == "init" {
@@ -186,7 +188,7 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 			ev.Answer, ev.AnswerDropped = item.text, item.textDropped
 		}
 	case "turn.completed", "turn.failed":
-		ev.Terminal = true
+		ev.Terminal, ev.Failed = true, ev.Type == "turn.failed"
 	}
 	if ev.Type == "error" || ev.Type == "turn.failed" {
 		errText = message
@@ -262,7 +264,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 			ev.Answer, ev.AnswerDelta, ev.AnswerDropped = content, delta, contentDropped
 		}
 	case "result":
-		ev.Terminal = true
+		ev.Terminal, ev.Failed = true, status == "error"
 		if status == "error" {
 			errText = strings.TrimPrefix(errType+": "+errMessage, ": ")
 		}

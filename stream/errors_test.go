@@ -223,6 +223,7 @@ func TestErrorFixtures(t *testing.T) {
 		{"codex-rate-limit.jsonl", Codex, RateLimit},
 		{"gemini-resource-exhausted.jsonl", Gemini, RateLimit},
 		{"opencode-rate-limit.jsonl", OpenCode, RateLimit},
+		{"claude-api-error-success.jsonl", Claude, RateLimit},
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", "wild", tc.file))
 		if err != nil {

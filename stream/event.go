@@ -26,6 +26,10 @@ type Event struct {
 	// Terminal is set by the event that completes the agent's answer
 	// (cursor's "result"); afterwards the agent is expected to exit.
 	Terminal bool
+	// Failed is set on a terminal event that says the run failed (a
+	// result marked is_error, whatever its subtype says): it ends the
+	// run without an answer, even when the agent then exits 0.
+	Failed bool
 	// Answer is the agent's reply text, or a piece of it to append when
 	// AnswerDelta is set. The last whole one (with the pieces after it) is
 	// the final answer.
@@ -132,7 +136,7 @@ func readCursor(s *scanner, ev *Event) (errText string) {
 		ev.SessionID = decode(sessionID, sessionEscaped)
 		if isError || ev.Subtype == "error" {
 			// The text of a failed run is its error, not an answer.
-			errText, ev.Answer = ev.Answer, ""
+			errText, ev.Answer, ev.Failed = ev.Answer, "", true
 		}
 	case "tool_call":
 		ev.CallID = decode(callID, callEscaped)

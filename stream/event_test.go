@@ -79,7 +79,7 @@ func TestParseCursorEvents(t *testing.T) {
 		{
 			name: "result of a failed run",
 			line: `{"type":"result","subtype":"error","duration_ms":9,"is_error":true,"result":"Error: Authentication required. Please run 'agent login' first","session_id":"s1"}`,
-			want: Event{Type: "result", Subtype: "error", SessionID: "s1", Terminal: true,
+			want: Event{Type: "result", Subtype: "error", SessionID: "s1", Terminal: true, Failed: true,
 				Error: &AgentError{Kind: Auth, Message: "cursor-agent is not logged in: run `cursor-agent login`, or set CURSOR_API_KEY", Match: "Authentication required"}},
 		},
 		{

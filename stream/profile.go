@@ -18,6 +18,8 @@ type Profile struct {
 	Parse func(Line) Event
 	// errors are the agent's error wordings (errtables.go).
 	errors *errorTable
+	// questions are the prompts it may leave a person (questions.go).
+	questions []QuestionPattern
 	// phases are the labels (or types) of the lines that say what the
 	// agent is doing; an unlisted one is Busy.
 	phases map[string]Phase
@@ -58,6 +60,7 @@ var Cursor = &Profile{
 	Install:       "curl https://cursor.com/install -fsS | bash",
 	Parse:         Parse,
 	errors:        cursorErrors,
+	questions:     cursorQuestions,
 	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "tool_call/completed": ModelsTurn, "thinking": Thinking, "assistant": Writing},
 	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
 	printFlags:    []string{"-p", "--print"},

@@ -92,6 +92,10 @@ func (s *Splitter) hold(p []byte) {
 // MidLine reports whether bytes of an unfinished line are pending.
 func (s *Splitter) MidLine() bool { return s.n > 0 }
 
+// Pending returns the kept part of the unfinished line, valid until the
+// next Write or Flush.
+func (s *Splitter) Pending() []byte { return s.partial }
+
 // Flush emits the unfinished line, if any, as a final fragment.
 func (s *Splitter) Flush() {
 	if s.n == 0 {

@@ -10,7 +10,7 @@ import (
 
 // A Reason explains a verdict: everything the hang record needs.
 type Reason struct {
-	Kind          string        // KindIdle, KindTool, KindDeadline or KindExit
+	Kind          string        // KindIdle, KindTool, KindDeadline, KindExit or KindPerson
 	Silence       time.Duration // since the last output
 	Elapsed       time.Duration // since the attempt started
 	Threshold     time.Duration // the limit of the rule in Kind, if one
@@ -24,6 +24,9 @@ type Reason struct {
 	// open: the caller's stdin had not ended, and the agent may have been
 	// waiting on it.
 	StdinOpen bool
+	// Question quotes what the agent asked a person (KindPerson), and Fix
+	// says what lets a run go on without one.
+	Question, Fix string
 }
 
 // An OpenCall is a tool call that was running at the check.
@@ -49,6 +52,8 @@ type reasonJSON struct {
 	OpenCalls     []openCallJSON `json:"open_calls"`
 	Evidence      *evidenceJSON  `json:"activity,omitempty"`
 	StdinOpen     bool           `json:"stdin_open,omitempty"`
+	Question      string         `json:"question,omitempty"`
+	Fix           string         `json:"fix,omitempty"`
 }
 
 type openCallJSON struct {
@@ -79,6 +84,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
 		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
 		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{}, StdinOpen: r.StdinOpen,
+		Question: r.Question, Fix: r.Fix,
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
@@ -98,7 +104,8 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	}
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
-		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen}
+		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen,
+		Question: in.Question, Fix: in.Fix}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
@@ -117,7 +124,7 @@ const describedCalls = 3
 // Describe says in a sentence why the verdict was reached.
 func (r Reason) Describe() string {
 	s := r.describe()
-	if r.StdinOpen {
+	if r.StdinOpen && r.Kind != KindPerson {
 		s += "; its stdin was still open, so it may have been waiting for input that never ended (--stdin=close gives it none)"
 	}
 	return s
@@ -129,6 +136,8 @@ func (r Reason) describe() string {
 		return "the attempt reached its hard timeout of " + Round(r.Threshold)
 	case KindExit:
 		return "the agent printed its result but did not exit within " + Round(r.Threshold)
+	case KindPerson:
+		return PersonWords(r.Question, r.Fix)
 	case KindTool:
 		var calls []string
 		for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
@@ -149,6 +158,12 @@ func (r Reason) describe() string {
 	}
 	s += e.describeConn()
 	return s
+}
+
+// PersonWords says that the agent is waiting on a person, quoting what it
+// asked, and names the fix.
+func PersonWords(question, fix string) string {
+	return fmt.Sprintf("the agent is waiting on a person: it asked %q, and nobody can answer a headless run; %s", question, fix)
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r

@@ -110,6 +110,11 @@ type Watchdog struct {
 	// reloaded is set by SetThresholds until the next output: a hang the
 	// new thresholds make due is declared at once, not after a window.
 	reloaded bool
+
+	// asked is the question only a person can answer that the agent's
+	// last words on its terminal put, written at askedAt; nil for none.
+	asked   *stream.Question
+	askedAt time.Time
 }
 
 // New returns a Watchdog for an attempt that started at start.
@@ -144,9 +149,26 @@ func (w *Watchdog) Output(now time.Time) {
 	w.reloaded = false
 }
 
+// AskWait is how long the agent may stay quiet after a question only a
+// person can answer before the run stops: well within the 10 s promised,
+// and long enough for an agent that quoted such words in its answer to
+// exit first.
+const AskWait = 5 * time.Second
+
+// Asked records that the agent's last words on its terminal (text that
+// is not its stream, at at) put q to a person, or, with q nil, that they
+// no longer do. Unless the agent writes again, the run stops AskWait
+// later: a headless run has nobody to answer.
+func (w *Watchdog) Asked(q *stream.Question, at time.Time) {
+	w.asked, w.askedAt = q, at
+}
+
 // ProcessEvent records one line of output received at now.
 func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	w.Output(now)
+	if !ev.NotJSON {
+		w.asked = nil // An event: the agent is past any question.
+	}
 	w.lastType, w.lastSub, w.lastNotJSON = ev.Type, ev.Subtype, ev.NotJSON
 	notice := NoNotice
 	if ev.SessionID != "" && ev.SessionID != w.session {
@@ -257,6 +279,11 @@ func (w *Watchdog) hangAt() (at time.Time, kind string) {
 // killAt is the earliest instant any rule declares a hang.
 func (w *Watchdog) killAt() (time.Time, string) {
 	at, kind := w.hangAt()
+	if w.asked != nil {
+		if ask := maxTime(w.askedAt, w.last).Add(AskWait); ask.Before(at) {
+			at, kind = ask, KindPerson
+		}
+	}
 	if hard, ok := w.hardDeadline(); ok && !hard.After(at) {
 		return hard, KindDeadline
 	}
@@ -294,17 +321,20 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 		consider(due)
 		return d
 	}
-	at, _ := w.killAt()
+	at, kind := w.killAt()
+	// A question is not warned of: the stop is seconds away, and the line
+	// that says why it comes is the one that counts.
+	warn := w.th.WarnBefore > 0 && kind != KindPerson
 	switch {
 	case !now.Before(at):
 		d.Verdict = Hang
-	case w.th.WarnBefore > 0 && !now.Before(at.Add(-w.th.WarnBefore)):
+	case warn && !now.Before(at.Add(-w.th.WarnBefore)):
 		d.Verdict = Warn
 	case len(w.calls.byID) > 0:
 		d.Verdict = Waiting
 	}
 	consider(at)
-	if w.th.WarnBefore > 0 {
+	if warn {
 		consider(at.Add(-w.th.WarnBefore))
 	}
 	if w.wantsWindowStart() {
@@ -332,6 +362,7 @@ const (
 	KindTool     = "tool"     // every open call past its deadline
 	KindDeadline = "deadline" // the attempt's hard timeout
 	KindExit     = "exit"     // answer complete, agent did not exit
+	KindPerson   = "person"   // a question only a person can answer, then quiet
 )
 
 // MaxReasonCalls bounds the open calls a Reason lists (the longest
@@ -359,6 +390,9 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		r.Threshold = w.th.HardTimeout
 	case KindExit:
 		r.Threshold = w.th.ExitGrace
+	case KindPerson:
+		r.Threshold, r.Silence = AskWait, now.Sub(maxTime(w.askedAt, w.last))
+		r.Question, r.Fix = w.asked.Quote, w.asked.Fix
 	}
 	top := w.calls.oldest(MaxReasonCalls)
 	r.OpenCalls = make([]OpenCall, len(top))
@@ -367,4 +401,11 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		r.OpenCalls[i] = OpenCall{ID: c.ID, Kind: c.Kind, Command: c.Command, Elapsed: now.Sub(c.start), Timeout: c.Timeout, Budget: b}
 	}
 	return r
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -301,6 +301,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		IO:          stdio,
 		Parse:       j.parse(),
 		StderrError: j.Cmd.Profile.Stderr,
+		Asks:        j.Cmd.Profile.Asks,
 		KeepOrphans: cfg.KeepOrphans,
 		Thresholds:  j.thresholds(cfg),
 		Tick:        cfg.TickInterval,
@@ -320,6 +321,15 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		return res, err
 	}
 	j.notifyError(res)
+	if q := out.Question; q != nil {
+		words := watchdog.PersonWords(q.Quote, q.Fix)
+		if out.Cause == ptyproxy.Exited {
+			// Its own exit: the wrapper stopped nothing, but says why.
+			rec.Write(sessionlog.Warning{Message: words})
+			j.console.Error(words)
+		}
+		j.notify(notify.Error, res, words)
+	}
 	if out.Cause == ptyproxy.Hung {
 		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
@@ -88,6 +89,8 @@ func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
 		si.Outcome = "unfinished"
 	case si.Hung && t.Verdict != nil:
 		si.Outcome = "hung (" + t.Verdict.Reason.Kind + ")"
+	case e.Cause == ptyproxy.AwaitingPerson.String():
+		si.Outcome = "waiting on a person"
 	case si.Hung || e.Cause == "cancelled" || e.Cause == "interrupted":
 		si.Outcome = e.Cause
 	case e.Status != nil && *e.Status == 0:

@@ -26,6 +26,9 @@ const (
 	ExitQuota     = 82
 	ExitAuth      = 83
 	ExitUpdate    = 84
+	// ExitPerson: the agent asked what only a person can answer (trust,
+	// a login, [y/N]); the wrapper stopped it, or it gave up.
+	ExitPerson = 85
 	// exitNoResult flags a direct stream-json run whose agent exited 0
 	// without its result.
 	exitNoResult = 1
@@ -33,13 +36,16 @@ const (
 
 // Status is the exit status of an attempt of c that ended as out. It is
 // the agent's own (128+n when a signal n ended it, as a shell reports it),
-// except where the wrapper acted: 124 for a hang; 0 when the agent gave
+// except where the wrapper acted: 124 for a hang; 85 when the agent asked
+// what only a person can answer and was stopped; 0 when the agent gave
 // its answer but had to be stopped; 128+n for a signal n the wrapper got
 // and passed on; 141 when the wrapper's stdout was closed by its reader, 74
 // when it failed otherwise. One more case is the wrapper's: a direct
 // stream-json run, where the wrapper itself asked for the stream and a
 // result must end it, turns an exit 0 without that result into 1, since
-// the stream was cut short. A direct run that fails (either way) after the
+// the stream was cut short, and a direct run whose agent exited 0 with such
+// a question as its last words into 85, and a direct run whose result
+// said it failed (is_error) but exited 0 into 1. A direct run that fails (either way) after the
 // agent said why it cannot go on gets that reason's status, 80–84. An
 // alias-mode run (the shell functions) keeps the agent's status: a drop-in
 // must not fail `cursor-agent -p "…" && deploy` that succeeds without the
@@ -52,6 +58,8 @@ func (c Command) Status(out ptyproxy.Outcome) int {
 	switch out.Cause {
 	case ptyproxy.Hung:
 		return ExitHang
+	case ptyproxy.AwaitingPerson:
+		return ExitPerson
 	case ptyproxy.Overdue:
 		return 0
 	case ptyproxy.Interrupted:
@@ -66,10 +74,20 @@ func (c Command) Status(out ptyproxy.Outcome) int {
 		return ExitStdout
 	}
 	status := agent
+	if status == 0 && c.Direct && out.Question != nil {
+		return ExitPerson // A refusal, not a success.
+	}
 	if c.truncates(out) {
 		status = exitNoResult
 	}
-	if e := out.AgentError; status != 0 && c.Direct && e != nil {
+	if !c.Direct {
+		return status
+	}
+	if status == 0 && out.Failed {
+		// Its result said it failed: not a success, whatever its exit.
+		status = exitNoResult
+	}
+	if e := out.AgentError; status != 0 && e != nil {
 		if s, ok := errorStatus[e.Kind]; ok {
 			return s
 		}

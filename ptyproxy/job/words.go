@@ -56,6 +56,8 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 		return "hung (" + out.Reason.Kind + ") and was killed"
 	case ptyproxy.Overdue:
 		return "answered, did not exit, and was stopped"
+	case ptyproxy.AwaitingPerson:
+		return "waited on a person and was stopped"
 	case ptyproxy.Interrupted:
 		return "was interrupted by " + ptyproxy.SignalName(out.Signal)
 	case ptyproxy.Downstream:

@@ -79,8 +79,11 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	}
 	if v := t.Verdict; v != nil {
 		word := "hang (" + d(v.Reason.Kind) + ")"
-		if v.Kind == sessionlog.MsgExitOverdue {
+		switch {
+		case v.Kind == sessionlog.MsgExitOverdue:
 			word = "overdue"
+		case v.Reason.Kind == watchdog.KindPerson:
+			word = "waiting on a person"
 		}
 		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), d(v.Reason.Describe()))
 	}

@@ -1,0 +1,37 @@
+package mcpserver
+
+import (
+	"strings"
+	"testing"
+
+	"cursor-wrap/watchdog"
+)
+
+// TestWaitingOnPerson: an agent stopped at cursor's trust prompt comes back
+// as EPERSON, kind person, exit status 85, its message quoting the prompt
+// and naming --trust; one that gave up at it and exited 0 the same, with no
+// reason record.
+func TestWaitingOnPerson(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	for _, tail := range [][]string{{"hang"}, {"exit", "0"}} {
+		var got failure
+		res := h.run("", map[string]any{
+			"prompt":       steps(append([]string{"line", initLine, "err", "⚠ Workspace Trust Required", "err", "Pass --trust, --yolo, or -f if you trust this directory"}, tail...)...),
+			"idle_timeout": "60s",
+		}, &got)
+		stopped := tail[0] == "hang"
+		if !res.IsError || got.Code != codePerson || got.Kind != watchdog.KindPerson || got.ExitStatus != 85 || got.State != stateFailed ||
+			(got.Reason != nil) != stopped {
+			t.Fatalf("%v: result %+v", tail, got)
+		}
+		if stopped && !strings.Contains(got.Reason.Question, "Workspace Trust Required") {
+			t.Errorf("reason %+v", got.Reason)
+		}
+		for _, want := range []string{`asked "⚠ Workspace Trust Required … Pass --trust`, "pass --trust (or --yolo / -f)"} {
+			if !strings.Contains(got.Message, want) || !strings.Contains(text(res, 0), want) {
+				t.Errorf("%v: message %q lacks %q", tail, got.Message, want)
+			}
+		}
+	}
+}

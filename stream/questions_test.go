@@ -1,0 +1,66 @@
+package stream
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestQuestionSamples holds every agent's questions to their samples: each
+// is recognised, as written, with escape sequences and a carriage return
+// around it, and quoted.
+func TestQuestionSamples(t *testing.T) {
+	for _, p := range profiles {
+		for _, q := range p.questions {
+			for _, text := range []string{q.Sample, "\x1b[33m" + q.Sample + "\x1b[0m", "working…\r" + q.Sample, "some earlier output\n" + q.Sample + "\n\n"} {
+				got := p.Asks([]byte(text))
+				if got == nil || got.Fix == "" || got.Quote == "" {
+					t.Errorf("%s: %q not recognised (%v)", p.Name, text, got)
+				}
+			}
+		}
+	}
+}
+
+// TestQuestionNearMisses: what is not a question at the bottom of the
+// screen is none: words about one, a question scrolled up by the agent's
+// further output, an unknown question, nothing.
+func TestQuestionNearMisses(t *testing.T) {
+	for _, text := range []string{
+		"",
+		"Pick a colour (red/blue):",
+		"The workspace is trusted; go on.",
+		"Apply these changes? [y/N]\n" + strings.Repeat("more output\n", questionLines),
+		strings.Repeat("x", 2*questionTail),
+	} {
+		if q := Cursor.Asks([]byte(text)); q != nil {
+			t.Errorf("%q: asks %+v", text, q)
+		}
+	}
+}
+
+// TestQuestionQuote: the quote is the line that asks and the last line,
+// on one line, so the fix can be named after it.
+func TestQuestionQuote(t *testing.T) {
+	q := Cursor.Asks([]byte("⚠ Workspace Trust Required\n\nThis folder is new.\nPass --trust, --yolo, or -f if you trust this directory\n"))
+	want := "⚠ Workspace Trust Required … Pass --trust, --yolo, or -f if you trust this directory"
+	if q == nil || q.Quote != want || !strings.Contains(q.Fix, "--trust") {
+		t.Errorf("got %+v, want quote %q", q, want)
+	}
+}
+
+// FuzzAsks: any text is read without a panic, and a question found is
+// quoted on one bounded line.
+func FuzzAsks(f *testing.F) {
+	for _, q := range cursorQuestions {
+		f.Add([]byte(q.Sample))
+	}
+	f.Add([]byte("\x1b[\r\n[y/n]\xff"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for _, p := range profiles {
+			q := p.Asks(text)
+			if q != nil && (strings.ContainsAny(q.Quote, "\r\n") || len([]rune(q.Quote)) > 2*quoteMax+3) {
+				t.Errorf("%s: quote %q", p.Name, q.Quote)
+			}
+		}
+	})
+}
