@@ -96,8 +96,9 @@ func TestUnknownPromptIsIdle(t *testing.T) {
 
 // TestQuotedPromptDoesNotStop: an answer that quotes the trust prompt
 // inside a stream event, then a pause longer than the wait for a person,
-// is not stopped; nor is a text-mode answer that quotes it, followed by
-// the agent's exit.
+// is not stopped; nor is an agent that wrote the words on stderr and went
+// on with its stream, nor a text-mode answer that quotes them, followed
+// by the agent's exit.
 func TestQuotedPromptDoesNotStop(t *testing.T) {
 	t.Parallel()
 	t.Run("inside an event", func(t *testing.T) {
@@ -106,6 +107,17 @@ func TestQuotedPromptDoesNotStop(t *testing.T) {
 		r := runWrapper(t, []string{steps("line", initLine, "line", quoted, "sleep", "7s", "line", resultLine, "exit", "0")}, nil,
 			"--idle-timeout", "60s", "--", "fix it")
 		if r.code != 0 || firstRecord(t, r.logDir, "hang_detected") != nil || bytes.Contains(r.stderr, []byte("waiting on a person")) {
+			t.Errorf("exit %d; stderr %s", r.code, r.stderr)
+		}
+	})
+	t.Run("on stderr, then the stream goes on", func(t *testing.T) {
+		t.Parallel()
+		// The agent did not wait: its events after the words are read
+		// well after them (a second apart: reads of stdout and stderr
+		// closer than that are not ordered), then it thinks in silence.
+		r := runWrapper(t, []string{steps("err", trustPrompt, "err", trustFix, "sleep", "1500ms", "line", initLine, "sleep", "7s", "line", resultLine, "exit", "0")}, nil,
+			"--idle-timeout", "60s", "--", "fix it")
+		if r.code != 0 || firstRecord(t, r.logDir, "hang_detected") != nil {
 			t.Errorf("exit %d; stderr %s", r.code, r.stderr)
 		}
 	})

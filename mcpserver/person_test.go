@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +18,15 @@ func TestWaitingOnPerson(t *testing.T) {
 	h := newHarness(t, nil)
 	for _, tail := range [][]string{{"hang"}, {"exit", "0"}} {
 		var got failure
+		t.Cleanup(func() {
+			if t.Failed() {
+				files, _ := filepath.Glob(filepath.Join(h.logDir, "*.jsonl"))
+				for _, f := range files {
+					b, _ := os.ReadFile(f)
+					t.Logf("%s:\n%s", f, b)
+				}
+			}
+		})
 		res := h.run("", map[string]any{
 			"prompt":       steps(append([]string{"line", initLine, "err", "⚠ Workspace Trust Required", "err", "Pass --trust, --yolo, or -f if you trust this directory"}, tail...)...),
 			"idle_timeout": "60s",

@@ -16,11 +16,20 @@ func heard(tail *[]byte, text []byte) {
 	*tail = append((*tail)[:0], stream.Tail(*tail)...)
 }
 
-// forget drops what the agent wrote before an event of its stream: it is
-// past any question it asked there.
-func (l *loop) forget() {
-	l.said, l.errSaid, l.errPending = l.said[:0], l.errSaid[:0], l.errPending[:0]
+// forget drops what the agent wrote before an event of its stream read at
+// at: it is past any question it asked there. Its stderr goes only when
+// it was read well before the event: the two are read by goroutines of
+// their own, so the order of two writes close in time is not known.
+func (l *loop) forget(at time.Time) {
+	l.said = l.said[:0]
+	if l.errAt.Before(at.Add(-crossRead)) {
+		l.errSaid, l.errPending = l.errSaid[:0], l.errPending[:0]
+	}
 }
+
+// crossRead is how far apart the reads of stdout and stderr must be for
+// their order to count as the agent's.
+const crossRead = time.Second
 
 // listen tells the watchdog whether the agent's last words, written at
 // at, ask a person something.

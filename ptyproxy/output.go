@@ -83,7 +83,7 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	if l.o.Parse == nil || ev.NotJSON {
 		heard(&l.said, ln.Text)
 	} else {
-		l.forget()
+		l.forget(l.last)
 	}
 	if l.o.Parse == nil {
 		return

@@ -94,6 +94,7 @@ type loop struct {
 	// The last of what the agent wrote that is not its stream (asked.go),
 	// and the words of one of them with its unfinished line.
 	said, errSaid, errPending, words []byte
+	errAt                            time.Time // when the last of stderr was read
 
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
@@ -388,14 +389,15 @@ func (l *loop) onReload(rl Reload, now time.Time) {
 // paused after, as a prompt does.
 func (l *loop) onStderr(st stderrText, now time.Time) {
 	line := st.text
+	l.errAt = st.at
 	if !st.whole {
 		l.errPending = append(l.errPending[:0], stream.Tail(line)...)
-		l.listen(now)
+		l.listen(st.at)
 		return
 	}
 	l.errPending = l.errPending[:0]
 	heard(&l.errSaid, line)
-	l.listen(now)
+	l.listen(st.at)
 	l.o.Log.Write(sessionlog.Stderr{Line: string(line)})
 	if l.o.StderrError != nil {
 		if e := l.o.StderrError(line); e != nil {

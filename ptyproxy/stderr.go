@@ -10,10 +10,13 @@ import (
 // loop, and what is left read at the end within a bound.
 
 // A stderrText is a line of the agent's stderr, or (whole unset) the
-// start of one its writer paused after.
+// start of one its writer paused after, stamped with the time of its read
+// as a batch of output is: the two arrive by separate ways, and an event
+// read before it did not answer it.
 type stderrText struct {
 	text  []byte
 	whole bool
+	at    time.Time
 }
 
 // readStderr passes the agent's stderr on as it arrives and hands each line
@@ -22,9 +25,10 @@ type stderrText struct {
 func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon <-chan struct{}) {
 	defer close(done)
 	defer close(lines)
+	var at time.Time
 	send := func(text []byte, whole bool) {
 		select {
-		case lines <- stderrText{append([]byte(nil), text...), whole}:
+		case lines <- stderrText{append([]byte(nil), text...), whole, at}:
 		case <-abandon: // The loop reads no more: the line is not logged.
 		}
 	}
@@ -33,6 +37,7 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	for {
 		n, err := l.p.stderr.Read(buf)
 		if n > 0 {
+			at = l.clock.Now()
 			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
 			split.Write(buf[:n])
 			if split.MidLine() && l.o.Asks != nil {
