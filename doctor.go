@@ -134,7 +134,9 @@ func doctor(args []string) int {
 func runFor(d time.Duration, name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	out, err := reaper.CommandContext(ctx, name, args...).CombinedOutput()
+	cmd := reaper.CommandContext(ctx, name, args...)
+	cmd.KillGroup() // A broken agent's --version may leave a daemon.
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 

@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -59,5 +61,39 @@ func TestHookOutputBounded(t *testing.T) {
 	out, _ := hook["output"].(string)
 	if hook == nil || len(out) > 65<<10 || !strings.HasSuffix(out, "… [99934464 more bytes not kept]\n") {
 		t.Errorf("on_hang record with %d bytes of output, ending %q", len(out), out[max(0, len(out)-60):])
+	}
+}
+
+// TestHookTreeEndsWithIt: an on_hang command that leaves children running,
+// in its group and out of it, ends with them stopped, and is logged as
+// what it was: succeeded, its leftovers stopped (25.4). Both sleeps
+// outlived the wrapper, and the hook was logged failed ("WaitDelay expired
+// before I/O complete"), the leftovers holding its output.
+func TestHookTreeEndsWithIt(t *testing.T) {
+	t.Parallel()
+	r := runWrapper(t, nil, nil, "--idle-timeout", "300ms",
+		"--on-hang", "sleep 300 & echo $!; setsid sleep 300 & echo $!; echo sent", "--", "line", initLine, "hang")
+	if r.code != 124 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var hook map[string]any
+	for _, rec := range readLogs[map[string]any](t, r.logDir) {
+		if rec["msg"] == "on_hang" || rec["msg"] == "on_hang_failed" {
+			hook = rec
+		}
+	}
+	if hook == nil || hook["msg"] != "on_hang" || hook["leftovers_stopped"] != float64(2) {
+		t.Errorf("hook record %v; stderr %s", hook, r.stderr)
+	}
+	out, _ := hook["output"].(string)
+	lines := strings.Fields(out)
+	if len(lines) != 3 || lines[2] != "sent" {
+		t.Fatalf("hook output %q", out)
+	}
+	for _, pid := range lines[:2] {
+		if n, _ := strconv.Atoi(pid); alive(n) {
+			t.Errorf("the hook's sleep %d outlived the wrapper", n)
+			syscall.Kill(n, syscall.SIGKILL)
+		}
 	}
 }

@@ -23,8 +23,9 @@ const (
 // onHang runs the on_hang command, if one is set, for an attempt that
 // hung: the hang record on its stdin, redacted, and CURSOR_WRAP_LOG,
 // CURSOR_WRAP_SESSION_ID and CURSOR_WRAP_EXIT in its environment, for at
-// most OnHangTimeout. Its failure is logged; it never changes the exit
-// status.
+// most OnHangTimeout. Its whole tree ends with it: what it leaves running
+// when it exits is stopped (reaper.Cmd.KillGroup) and counted in its
+// record. Its failure is logged; it never changes the exit status.
 func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 	if command == "" {
 		return
@@ -40,7 +41,7 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
 	defer cancel()
 	cmd := reaper.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.KillGroup() // The shell and what it started.
+	cmd.KillGroup() // The shell and what it started, in its group or not.
 	cmd.Keep = onHangKeep
 	cmd.Env, cmd.Stdin = env, bytes.NewReader(j.redact.Redact(append(record, '\n')))
 	output, err := cmd.CombinedOutput()
@@ -48,9 +49,9 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 		err = fmt.Errorf("cannot start it: %w", err)
 	}
 	if err != nil {
-		rec.Write(sessionlog.OnHangFailed{Command: command, Error: err.Error(), Output: string(output)})
+		rec.Write(sessionlog.OnHangFailed{Command: command, Error: err.Error(), Output: string(output), Leftovers: cmd.Leftovers})
 		j.console.Warn("on_hang command failed: " + err.Error())
 		return
 	}
-	rec.Write(sessionlog.OnHang{Command: command, Output: string(output)})
+	rec.Write(sessionlog.OnHang{Command: command, Output: string(output), Leftovers: cmd.Leftovers})
 }

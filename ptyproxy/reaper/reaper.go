@@ -1,5 +1,7 @@
 // Package reaper starts every child of the process and collects the exit
 // status of those nobody waits for: the orphans a child subreaper adopts.
+// A child started with KillGroup ends with its whole tree: what it leaves
+// behind is stopped when it exits.
 //
 // A wait that takes the status of a child some exec.Cmd is waiting for
 // leaves that Cmd's Wait without it (ECHILD), and the child's exit code is
@@ -14,8 +16,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -36,12 +42,25 @@ type Cmd struct {
 	execCmd
 	// Keep bounds what Output and CombinedOutput keep of the child's
 	// output (0: DefaultKeep); the rest is counted, not kept.
-	Keep      int
+	Keep int
+	// Leftovers is how many processes the child left running when it
+	// exited (its group, and on Linux those that left the group) that
+	// Wait stopped.
+	Leftovers int
 	ctx       context.Context
 	killGroup bool
-	killed    bool // KillGroup's cancel signalled the group
+	killed    bool   // KillGroup's cancel signalled the group
+	marker    string // "NAME=VALUE" in the environment of the child's tree
 	pid       int
 }
+
+// markers numbers the markers of the children started with KillGroup.
+var markers atomic.Int64
+
+// leftoverWait bounds the wait, once a KillGroup child exited and its
+// leftovers are stopped, for its output to end: a process that left its
+// group and cleared its environment can still hold it.
+const leftoverWait = time.Second
 
 // execCmd gives the embedded exec.Cmd an unexported name: its fields are
 // set as usual, but its own Start cannot be reached from outside.
@@ -62,11 +81,13 @@ func CommandContext(ctx context.Context, name string, arg ...string) *Cmd {
 }
 
 // KillGroup runs the child in a process group of its own (unless its
-// SysProcAttr gives it a session, which is one too) and makes the end of
-// the Cmd's context kill the whole group: a shell and what it started.
-// Wait then says it was killed and why, and waits at most a second for
-// output that a leftover process holds open. The Cmd must come from
-// CommandContext.
+// SysProcAttr gives it a session, which is one too) and makes its tree end
+// with it: the end of the Cmd's context kills the whole group (a shell and
+// what it started), and when the child exits Wait stops what it left
+// running, in its group or, on Linux, out of it (found by a marker in the
+// environment it passed on; see Leftovers). Wait says when it was killed
+// and why; Run waits at most a second more for output that a process it
+// could not find holds open. The Cmd must come from CommandContext.
 func (c *Cmd) KillGroup() {
 	c.killGroup = true
 	c.Cancel = func() error {
@@ -85,6 +106,11 @@ func (c *Cmd) Start() error {
 			c.SysProcAttr = &syscall.SysProcAttr{}
 		}
 		c.SysProcAttr.Setpgid = !c.SysProcAttr.Setsid // Both fail with EPERM.
+		c.marker = fmt.Sprintf("CURSOR_WRAP_CHILD=%d-%d", os.Getpid(), markers.Add(1))
+		if c.Env == nil {
+			c.Env = os.Environ()
+		}
+		c.Env = append(slices.Clip(c.Env), c.marker)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -96,24 +122,80 @@ func (c *Cmd) Start() error {
 	return nil
 }
 
-// Wait waits for the child, as exec.Cmd's does, then lets it go.
+// Wait waits for the child, as exec.Cmd's does, then lets it go; for a
+// KillGroup child, it stops what the child left running.
 func (c *Cmd) Wait() error {
 	err := c.execCmd.Wait()
 	mu.Lock()
 	delete(waited, c.pid)
 	mu.Unlock()
+	if c.killGroup {
+		c.Leftovers = stopLeftovers(c.pid, c.marker)
+	}
 	if c.killed {
 		err = fmt.Errorf("killed: %w", context.Cause(c.ctx))
 	}
 	return err
 }
 
-// Run starts the child and waits for it.
+// Run starts the child and waits for it. A KillGroup child's output goes
+// through pipes of Run's own rather than exec.Cmd's: exec's Wait would
+// wait for a leftover holding them (and then fail with exec.ErrWaitDelay
+// though the child succeeded); Run stops the leftovers first.
 func (c *Cmd) Run() error {
-	if err := c.Start(); err != nil {
-		return err
+	if !c.killGroup {
+		if err := c.Start(); err != nil {
+			return err
+		}
+		return c.Wait()
 	}
-	return c.Wait()
+	var copies []chan struct{}
+	var ends []*os.File
+	pipe := func(w io.Writer) (io.Writer, error) {
+		if _, ok := w.(*os.File); ok || w == nil {
+			return w, nil
+		}
+		r, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		done := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(w, r) // Ends when the pipe is closed below.
+			close(done)
+		}()
+		copies, ends = append(copies, done), append(ends, r, pw)
+		return pw, nil
+	}
+	var err error
+	stdout, stderr := c.Stdout, c.Stderr
+	if c.Stdout, err = pipe(stdout); err == nil {
+		if stderr == stdout {
+			c.Stderr = c.Stdout // One pipe keeps their order, as exec does.
+		} else {
+			c.Stderr, err = pipe(stderr)
+		}
+	}
+	if err == nil {
+		err = c.Start()
+	}
+	for i := 1; i < len(ends); i += 2 {
+		ends[i].Close() // The child has its copies of the write ends.
+	}
+	if err == nil {
+		err = c.Wait()
+	}
+	timeout := time.After(leftoverWait)
+	for i, done := range copies {
+		select {
+		case <-done:
+		case <-timeout:
+		}
+		ends[2*i].Close()
+		<-done
+	}
+	c.Stdout, c.Stderr = stdout, stderr
+	return err
 }
 
 // Output runs the child and returns its stdout, at most Keep bytes of it

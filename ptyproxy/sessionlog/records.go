@@ -153,19 +153,22 @@ type ConfigError struct {
 	Error string `json:"error"`
 }
 
-// OnHang is the on_hang command run after a hang.
+// OnHang is the on_hang command run after a hang. Leftovers counts the
+// processes it left running when it exited, which were stopped.
 type OnHang struct {
 	record
-	Command string `json:"command"`
-	Output  string `json:"output"`
+	Command   string `json:"command"`
+	Output    string `json:"output"`
+	Leftovers int    `json:"leftovers_stopped,omitempty"`
 }
 
 // OnHangFailed is an on_hang command that failed.
 type OnHangFailed struct {
 	record
-	Command string `json:"command"`
-	Error   string `json:"error"`
-	Output  string `json:"output"`
+	Command   string `json:"command"`
+	Error     string `json:"error"`
+	Output    string `json:"output"`
+	Leftovers int    `json:"leftovers_stopped,omitempty"`
 }
 
 // NotifySent is a notification delivered: a webhook answered 2xx (or had
