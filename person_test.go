@@ -146,3 +146,16 @@ func TestRefusalExitZero(t *testing.T) {
 		t.Errorf("alias: exit %d; stderr %s", r.code, r.stderr)
 	}
 }
+
+// TestPersonNotified: a webhook that asks for errors is told the agent
+// waits on a person, quoting the question and naming the fix.
+func TestPersonNotified(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	r := runWrapper(t, []string{"CURSOR_WRAP_NOTIFY=" + h.URL, steps("err", trustPrompt, "err", trustFix, "exit", "0")}, nil,
+		"--notify-on", "error", "--", "fix it")
+	got := h.received()
+	if r.code != 85 || len(got) != 1 || !bytes.Contains(got[0], []byte("waiting on a person")) || !bytes.Contains(got[0], []byte("pass --trust")) {
+		t.Errorf("exit %d, received %q; stderr %s", r.code, got, r.stderr)
+	}
+}
