@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -378,7 +379,11 @@ func (l *loop) onReload(rl Reload, now time.Time) {
 	if rl.KillGrace > 0 {
 		l.o.KillGrace = rl.KillGrace
 	}
-	l.o.Log.Write(sessionlog.ConfigReloaded{Changed: rl.Changes, Pinned: rl.Pinned})
+	// A reload that changed nothing here (a call's own timeouts are not
+	// news, only pinned) is no record; the lists are never null.
+	if len(rl.Changes) > 0 || len(rl.Pinned) > 0 {
+		l.o.Log.Write(sessionlog.ConfigReloaded{Changed: append([]config.Change{}, rl.Changes...), Pinned: append([]string{}, rl.Pinned...)})
+	}
 	if l.end.phase == Running {
 		l.onTimer(now)
 	}

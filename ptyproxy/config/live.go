@@ -97,13 +97,20 @@ func (l *Live) Watch(ctx context.Context, console *slog.Logger) {
 
 // reload re-reads the file. Valid, the new values apply at once and the
 // subscribers hear them; invalid or half-written, the last good values
-// stay and the subscribers hear why.
+// stay and the subscribers hear why. A file gone keeps every current
+// value: a deletion (or a directory removed, or moved away) is most often
+// the first half of a save or a checkout, never a request for the
+// defaults; the next file that appears is applied whole.
 func (l *Live) reload(console *slog.Logger) {
 	old := l.Config()
 	cfg, file, err := Load(l.path, l.flags)
 	if err != nil {
 		console.Warn("config not reloaded, keeping the last good values: " + err.Error())
 		l.tell(Update{Config: old, Err: err})
+		return
+	}
+	if !file.Exists {
+		console.Debug("config file " + l.path + " is gone: keeping the current values")
 		return
 	}
 	changes, pinned := Diff(old, cfg, file)

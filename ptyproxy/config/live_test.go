@@ -63,3 +63,45 @@ func TestReloadTellsWhy(t *testing.T) {
 		t.Errorf("then heard %+v", u)
 	}
 }
+
+// TestDeletedFileKeepsEveryValue: every key the file set, the tables'
+// too, keeps its value when the file is deleted; a new file then applies
+// whole.
+func TestDeletedFileKeepsEveryValue(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, `hard_timeout = "4s"
+idle_timeout = "7s"
+on_hang = "true"
+[tool_timeouts]
+shellToolCall = "3m"
+[mcp]
+max_concurrent = 2
+max_hard_timeout = "9m"
+`)
+	live, err := LoadLive(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := live.Config()
+	var heard []Update
+	defer live.Subscribe(func(u Update) { heard = append(heard, u) })()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	live.reload(slog.New(slog.DiscardHandler))
+	for _, key := range Keys() {
+		if got := live.Config(); got.Value(key) != want.Value(key) {
+			t.Errorf("%s: %s after the file was deleted, was %s", key, got.Value(key), want.Value(key))
+		}
+	}
+	if len(heard) != 0 {
+		t.Errorf("subscribers heard %+v", heard)
+	}
+	if err := os.WriteFile(path, []byte(`idle_timeout = "8s"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live.reload(slog.New(slog.DiscardHandler))
+	if got := live.Config(); got.IdleTimeout != 8*time.Second || got.HardTimeout != 0 || got.MCP.MaxConcurrent != 4 {
+		t.Errorf("the new file applied as idle %v hard %v max_concurrent %d", got.IdleTimeout, got.HardTimeout, got.MCP.MaxConcurrent)
+	}
+}

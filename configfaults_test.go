@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// watchedRun is a wrapper run with --config cfg and an agent that hangs
+// after it prints "ready", started and ready.
+type watchedRun struct {
+	logDir string
+	lines  chan string // the wrapper's stderr
+	done   chan int    // its exit status, -1 when it had to be killed
+	stderr strings.Builder
+}
+
+func startWatched(t *testing.T, cfg string, args ...string) *watchedRun {
+	t.Helper()
+	w := &watchedRun{logDir: t.TempDir(), lines: make(chan string, 100), done: make(chan int, 1)}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	t.Cleanup(cancel)
+	args = append([]string{"--agent-bin", agentBin, "--log-dir", w.logDir, "--config", cfg, "--log-level", "debug"}, args...)
+	cmd := exec.CommandContext(ctx, wrapperBin, append(args, "--", "line", initLine, "line", "ready", "hang")...)
+	cmd.Env = testEnv()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for sc := bufio.NewScanner(stderr); sc.Scan(); {
+			w.stderr.WriteString(sc.Text() + "\n")
+			select {
+			case w.lines <- sc.Text():
+			default:
+			}
+		}
+		close(w.lines)
+	}()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && sc.Text() != "ready" {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case ctx.Err() != nil:
+			w.done <- -1
+		case errors.As(err, &ee):
+			w.done <- ee.ExitCode()
+		default:
+			w.done <- 0
+		}
+	}()
+	return w
+}
+
+// waitLine waits for a line of the wrapper's stderr that holds text.
+func (w *watchedRun) waitLine(t *testing.T, text string) {
+	t.Helper()
+	for line := range w.lines {
+		if strings.Contains(line, text) {
+			return
+		}
+	}
+	t.Fatalf("stderr never said %q", text)
+}
+
+// hung waits for the wrapper's exit and checks it was a hang of kind
+// kind, and the config_reloaded records: each holds one of want, in turn.
+func (w *watchedRun) hung(t *testing.T, kind string, want ...string) {
+	t.Helper()
+	if code := <-w.done; code != 124 {
+		t.Fatalf("exit %d; stderr %s", code, w.stderr.String())
+	}
+	recs := readLogs[logRecord](t, w.logDir)
+	if hang, _ := find(recs, "hang_detected"); hang.Reason.Kind != kind {
+		t.Errorf("hang of kind %q, want %q", hang.Reason.Kind, kind)
+	}
+	data, _ := os.ReadFile(readLogPath(t, w.logDir))
+	var got []string
+	for line := range bytes.Lines(data) {
+		if bytes.Contains(line, []byte(`"msg":"config_reloaded"`)) {
+			got = append(got, string(line))
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("config_reloaded records %q, want %d", got, len(want))
+	}
+	for i := range want {
+		if !strings.Contains(got[i], want[i]) {
+			t.Errorf("config_reloaded %s, want %s", got[i], want[i])
+		}
+	}
+}
+
+// TestFaultConfigFileGone: the config file deleted under a running
+// wrapper keeps every value it set (25.1); its directory removed, moved
+// away or made only after the start is watched again, for every later
+// change (25.2). The hangs end the runs: a value lost, or a reload never
+// seen, shows as a hang of the wrong kind.
+func TestFaultConfigFileGone(t *testing.T) {
+	t.Parallel()
+	t.Run("a deleted file keeps its values", func(t *testing.T) {
+		t.Parallel()
+		cfg := filepath.Join(t.TempDir(), "config.toml")
+		save(t, cfg, "hard_timeout = \"4s\"\nidle_timeout = \"30s\"\n")
+		w := startWatched(t, cfg)
+		os.Remove(cfg)
+		w.waitLine(t, "is gone: keeping the current values")
+		w.hung(t, "deadline")
+	})
+}
