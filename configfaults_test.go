@@ -120,4 +120,32 @@ func TestFaultConfigFileGone(t *testing.T) {
 		w.waitLine(t, "is gone: keeping the current values")
 		w.hung(t, "deadline")
 	})
+	for name, remove := range map[string]func(string) error{
+		"its directory removed and made again":    os.RemoveAll,
+		"its directory moved away and made again": func(dir string) error { return os.Rename(dir, dir+".old") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "cursor-wrap")
+			cfg := filepath.Join(dir, "config.toml")
+			os.Mkdir(dir, 0o700)
+			save(t, cfg, "idle_timeout = \"20s\"\n")
+			w := startWatched(t, cfg)
+			remove(dir)
+			w.waitLine(t, "is gone: keeping the current values")
+			os.Mkdir(dir, 0o700)
+			save(t, cfg, "idle_timeout = \"20s\"\nwarn_before = \"1m\"\n")
+			w.waitLine(t, "config reloaded: warn_before")
+			save(t, cfg, "idle_timeout = \"20s\"\nhard_timeout = \"1s\"\n")
+			w.hung(t, "deadline", `"key":"warn_before"`, `"key":"hard_timeout","old":"0s","new":"1s"`)
+		})
+	}
+	t.Run("a directory made after the start", func(t *testing.T) {
+		t.Parallel()
+		cfg := filepath.Join(t.TempDir(), "config", "cursor-wrap", "config.toml")
+		w := startWatched(t, cfg, "--idle-timeout", "20s")
+		os.MkdirAll(filepath.Dir(cfg), 0o700)
+		save(t, cfg, "hard_timeout = \"1s\"\n")
+		w.hung(t, "deadline", `"key":"hard_timeout","old":"0s","new":"1s"`)
+	})
 }

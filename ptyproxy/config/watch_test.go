@@ -102,12 +102,59 @@ func TestWatchIgnoresChmodAndOthers(t *testing.T) {
 	}
 }
 
+// watchAt is watched for a config file at path, which need not exist.
+func watchAt(t *testing.T, path string) <-chan string {
+	t.Helper()
+	ch := make(chan string, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w, err := NewWatcher(path, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go w.Run(ctx, func() {
+		b, _ := os.ReadFile(path)
+		ch <- string(b)
+	})
+	return ch
+}
+
+// TestWatchMissingDir: a config directory made after the start, two
+// levels of it, is watched once it exists.
 func TestWatchMissingDir(t *testing.T) {
 	t.Parallel()
-	var notes []string
-	w, err := NewWatcher(filepath.Join(t.TempDir(), "missing", "config.toml"), func(s string) { notes = append(notes, s) })
-	if err != nil || len(notes) != 1 {
-		t.Fatalf("NewWatcher = %v, notes %q", err, notes)
+	path := filepath.Join(t.TempDir(), "a", "b", "config.toml")
+	reloads := watchAt(t, path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	w.Run(context.Background(), func() { t.Error("reload") }) // Returns at once.
+	os.WriteFile(path, []byte(`idle_timeout = "1s"`), 0o600)
+	expectReload(t, reloads, `idle_timeout = "1s"`)
+	os.WriteFile(path, []byte(`idle_timeout = "2s"`), 0o600)
+	expectReload(t, reloads, `idle_timeout = "2s"`)
+}
+
+// TestWatchDirMadeAgain: the config directory removed (or moved away) and
+// made again is watched again, for every later change too.
+func TestWatchDirMadeAgain(t *testing.T) {
+	t.Parallel()
+	for name, remove := range map[string]func(dir string) error{
+		"removed":    os.RemoveAll,
+		"moved away": func(dir string) error { return os.Rename(dir, dir+".old") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path, reloads := watched(t, `idle_timeout = "30s"`)
+			dir := filepath.Dir(path)
+			if err := remove(dir); err != nil {
+				t.Fatal(err)
+			}
+			expectReload(t, reloads, "") // The file went with its directory.
+			os.Mkdir(dir, 0o700)
+			os.WriteFile(path, []byte(`idle_timeout = "1s"`), 0o600)
+			expectReload(t, reloads, `idle_timeout = "1s"`)
+			os.WriteFile(path, []byte(`idle_timeout = "2s"`), 0o600)
+			expectReload(t, reloads, `idle_timeout = "2s"`)
+		})
+	}
 }
