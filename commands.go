@@ -75,7 +75,10 @@ func configCmd(args []string) int {
 	if o.init {
 		path := o.config
 		if path == "" {
-			path = config.DefaultPath(os.Getenv)
+			var err error
+			if path, err = config.DefaultPath(os.Getenv); err != nil {
+				return cli.Fail(job.ExitWrapper, "%v", err)
+			}
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)

@@ -153,8 +153,20 @@ func firstLine(s string) string {
 // by its path, and the README calls that setup supported.
 func checkShell(check func(good bool, what, fix string), warn func(what, fix string), shell, name string) {
 	self := selfPath()
-	home := os.Getenv("HOME")
-	rc := shellhook.RCFile(shell, runtime.GOOS, os.Getenv)
+	// The startup files are under the home the shell will have: never
+	// relative to where doctor runs, with HOME unset.
+	home, err := config.Home()
+	if err != nil {
+		check(false, "a new "+shell+" has a home directory for its startup files: "+err.Error(), "set HOME")
+		return
+	}
+	getenv := func(key string) string {
+		if key == "HOME" {
+			return home
+		}
+		return os.Getenv(key)
+	}
+	rc := shellhook.RCFile(shell, runtime.GOOS, getenv)
 	if rc == "" {
 		check(false, fmt.Sprintf("%s in %s goes through the wrapper", name, orNone(shell)),
 			"cursor-wrap has functions for bash, zsh and fish: run `cursor-wrap doctor --shell NAME` for the one you use")
@@ -194,7 +206,7 @@ func checkShell(check func(good bool, what, fix string), warn func(what, fix str
 	if executable(embedded) {
 		runs = embedded
 	}
-	file, n, found := shellhook.FindInitLine(shellhook.StartupFiles(shell, os.Getenv))
+	file, n, found := shellhook.FindInitLine(shellhook.StartupFiles(shell, getenv))
 	ours := strings.Contains(fresh.Function, "--alias") // The wrapper's function, not one of the user's.
 	switch {
 	case ours && fresh.Alias != "":

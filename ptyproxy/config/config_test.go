@@ -3,7 +3,9 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -239,22 +241,32 @@ func TestDiffSamePinned(t *testing.T) {
 	}
 }
 
+// TestDefaultPath: the config's path is never relative: without an
+// absolute HOME it is under the password database's home, and a relative
+// XDG_CONFIG_HOME is ignored.
 func TestDefaultPath(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{}
+	env := map[string]string{"HOME": "/h"}
 	get := func(k string) string { return env[k] }
-	home, _ := os.UserHomeDir()
-	if got := DefaultPath(get); got != filepath.Join(home, ".config/cursor-wrap/config.toml") {
-		t.Errorf("default %s", got)
+	want := func(what, path string) {
+		t.Helper()
+		if got, err := DefaultPath(get); got != path || err != nil {
+			t.Errorf("%s: %q, %v; want %q", what, got, err, path)
+		}
+	}
+	want("home", "/h/.config/cursor-wrap/config.toml")
+	env["XDG_CONFIG_HOME"] = "relative"
+	want("a relative XDG_CONFIG_HOME", "/h/.config/cursor-wrap/config.toml")
+	if u, err := user.Current(); err == nil {
+		for _, home := range []string{"", "."} {
+			env["HOME"] = home
+			want(fmt.Sprintf("HOME=%q", home), filepath.Join(u.HomeDir, ".config/cursor-wrap/config.toml"))
+		}
 	}
 	env["XDG_CONFIG_HOME"] = "/x"
-	if got := DefaultPath(get); got != "/x/cursor-wrap/config.toml" {
-		t.Errorf("xdg %s", got)
-	}
+	want("xdg", "/x/cursor-wrap/config.toml")
 	env["CURSOR_WRAP_CONFIG"] = "/y.toml"
-	if got := DefaultPath(get); got != "/y.toml" {
-		t.Errorf("env %s", got)
-	}
+	want("env", "/y.toml")
 }
 
 // TestConfigNotAFile: a FIFO, a device or a huge file at the config's path

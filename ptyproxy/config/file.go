@@ -221,9 +221,8 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 			return c, &SettingError{"--" + s.Flag(), err.Error()}
 		}
 	}
-	if rest, ok := strings.CutPrefix(c.LogDir, "~/"); ok {
-		home, _ := os.UserHomeDir()
-		c.LogDir = filepath.Join(home, rest)
+	if err := c.resolveLogDir(); err != nil {
+		return c, err
 	}
 	err := c.Validate()
 	if err == nil {
@@ -302,18 +301,47 @@ func Diff(old, new Config, file File) (changes []Change, pinned []string) {
 	return changes, pinned
 }
 
+// resolveLogDir expands a log_dir under "~/" and refuses a default one
+// that has no home to be under (see Home).
+func (c *Config) resolveLogDir() error {
+	where := "log_dir"
+	switch c.Source("log_dir") {
+	case FromFlag:
+		where = "--log-dir"
+	case FromEnv:
+		where = "$" + EnvPrefix + "LOG_DIR"
+	}
+	rest, tilde := strings.CutPrefix(c.LogDir, "~/")
+	if !tilde && c.LogDir != "" {
+		return nil
+	}
+	home, err := Home()
+	if err != nil {
+		return &SettingError{where, "no home directory for the session logs: " + err.Error()}
+	}
+	if tilde {
+		c.LogDir = filepath.Join(home, rest)
+	}
+	return nil
+}
+
 // DefaultPath returns where the config file is looked for: $CURSOR_WRAP_CONFIG,
-// else $XDG_CONFIG_HOME/cursor-wrap/config.toml, else ~/.config/….
-func DefaultPath(getenv func(string) string) string {
+// else $XDG_CONFIG_HOME/cursor-wrap/config.toml (a relative one is ignored,
+// as the XDG spec says), else ~/.config/…. With no home directory (see
+// Home) it is an error, never a path relative to the working directory.
+func DefaultPath(getenv func(string) string) (string, error) {
 	if p := getenv(EnvPrefix + "CONFIG"); p != "" {
-		return p
+		return p, nil
 	}
 	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(dir) {
+		home, err := homeOf(getenv)
+		if err != nil {
+			return "", err
+		}
 		dir = filepath.Join(home, ".config")
 	}
-	return filepath.Join(dir, "cursor-wrap", "config.toml")
+	return filepath.Join(dir, "cursor-wrap", "config.toml"), nil
 }
 
 // InitText is the file `cursor-wrap config --init` writes: every key
@@ -378,7 +406,10 @@ func InitText() string {
 // as flags. It returns the file it read.
 func Load(path string, flags map[string]string) (Config, File, error) {
 	if path == "" {
-		path = DefaultPath(os.Getenv)
+		var err error
+		if path, err = DefaultPath(os.Getenv); err != nil {
+			return Config{}, File{}, err
+		}
 	}
 	file, err := ReadFile(path)
 	if err != nil {
