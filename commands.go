@@ -54,7 +54,8 @@ func shellInit(args []string) int {
 // configOptions are the flags of config: the wrapper's, and --init.
 type configOptions struct {
 	options
-	init bool
+	init     bool
+	defaults bool
 }
 
 // configFlags declares the flags of config.
@@ -62,15 +63,21 @@ func configFlags(fs *flag.FlagSet) *configOptions {
 	var o configOptions
 	o.options.declare(fs)
 	fs.BoolVar(&o.init, "init", false, "write a commented config file with the defaults (never overwrites)")
+	fs.BoolVar(&o.defaults, "defaults", false, "print the file --init writes, every key documented at its default, and write nothing")
 	return &o
 }
 
 // configCmd prints the effective configuration with each value's source,
-// or writes a commented default file with --init.
+// or writes a commented default file with --init, or prints it with
+// --defaults (which reads no file: it helps most when the file is broken).
 func configCmd(args []string) int {
 	o, _, status, done := parse("config", args, configFlags, true)
 	if done {
 		return status
+	}
+	if o.defaults {
+		fmt.Print(config.InitText())
+		return 0
 	}
 	if o.init {
 		path := o.config
@@ -85,7 +92,7 @@ func configCmd(args []string) int {
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
-			return cli.Fail(job.ExitWrapper, "%s exists; not overwriting it", path)
+			return cli.Fail(job.ExitWrapper, "%s exists; not overwriting it (`cursor-wrap config --defaults` prints every key at its default)", path)
 		}
 		if err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)

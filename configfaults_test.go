@@ -149,3 +149,27 @@ func TestFaultConfigFileGone(t *testing.T) {
 		w.hung(t, "deadline", `"key":"hard_timeout","old":"0s","new":"1s"`)
 	})
 }
+
+// TestDoctorConfigAdvice: the fix doctor gives for a broken config file
+// works on that file: it prints every key, and exits 0 (26.6).
+func TestDoctorConfigAdvice(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idel_timeout = \"5s\"\n")
+	r := runRaw(t, nil, "doctor", "--config", cfg, "--agent-bin", agentBin)
+	_, advice, _ := strings.Cut(string(r.stdout)+string(r.stderr), "`cursor-wrap ")
+	advice, _, _ = strings.Cut(advice, "`")
+	words := append(strings.Fields(advice), "--config", cfg)
+	if words[0] != "config" {
+		t.Fatalf("doctor's advice is %q; stdout %s", advice, r.stdout)
+	}
+	r = runRaw(t, nil, words...)
+	if r.code != 0 {
+		t.Fatalf("cursor-wrap %s: exit %d: %s", strings.Join(words, " "), r.code, r.stderr)
+	}
+	for _, key := range []string{"idle_timeout", "on_hang", "agent_bin", "[tool_timeouts]", "[mcp]", "max_concurrent"} {
+		if !strings.Contains(string(r.stdout), key) {
+			t.Errorf("cursor-wrap %s lacks %s:\n%s", strings.Join(words, " "), key, r.stdout)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func doctor(args []string) int {
 	path := file.Path
 	switch {
 	case err != nil:
-		check(false, "config: "+err.Error(), "edit the file; `cursor-wrap config --init` shows every key")
+		check(false, "config: "+err.Error(), "edit the file; `cursor-wrap config --defaults` prints every key at its default")
 	case !file.Exists:
 		check(true, "config: "+path+" not found; the defaults apply", "")
 	default:

@@ -54,7 +54,7 @@ func init() {
 			Flags:   declares(sessionsFlags), Run: sessions,
 		},
 		{
-			Name: "config", Args: "[--init] [--config FILE] [flags]",
+			Name: "config", Args: "[--init | --defaults] [--config FILE] [flags]",
 			Summary: "the effective config, or a new file",
 			Flags:   declares(configFlags), Run: configCmd,
 		},
