@@ -173,3 +173,42 @@ func TestDoctorConfigAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenConfigUnwatched: a broken config file or variable leaves the
+// commands the wrapper does not watch (cursor-agent --help, ls) running as
+// without it, with one line of warning, the agent found without the file;
+// a run it would watch is refused with the line and the fix (26.1).
+func TestBrokenConfigUnwatched(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idle_timeout = \"30s\"\n\nidel_timeout = \"5s\"\n")
+	for name, broken := range map[string]string{
+		"a typo in the file": "CURSOR_WRAP_CONFIG=" + cfg,
+		"a bad variable":     "CURSOR_WRAP_IDLE_TIMEOUT=soon",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// As the shell function runs it.
+			env := []string{broken, "CURSOR_WRAP_AGENT_BIN=" + agentBin, "CURSOR_WRAP_SHELL_FUNC=cursor-agent", steps("args")}
+			for _, args := range [][]string{{"--help"}, {"ls"}} {
+				r := runRaw(t, env, append([]string{"--alias", "--agent", "cursor", "--"}, args...)...)
+				lines := strings.Split(strings.TrimSuffix(string(r.stderr), "\n"), "\n")
+				if r.code != 0 || !strings.Contains(string(r.stdout), `"argv":["`+args[0]+`"]`) || len(lines) != 1 || !strings.HasPrefix(lines[0], "cursor-wrap: warning: ") {
+					t.Errorf("cursor-agent %s: exit %d; stdout %s; stderr %s", args[0], r.code, r.stdout, r.stderr)
+				}
+			}
+			r := runRaw(t, env, "--alias", "--agent", "cursor", "--", "-p", "hello")
+			want := []string{"fix it (`cursor-wrap config --defaults` prints every key at its default)", "`command cursor-agent` runs the agent without the wrapper"}
+			if strings.Contains(broken, cfg) {
+				want = append(want, cfg+`:3: unknown key "idel_timeout"`)
+			} else {
+				want = append(want, "$CURSOR_WRAP_IDLE_TIMEOUT")
+			}
+			for _, w := range want {
+				if r.code != 125 || !strings.Contains(string(r.stderr), w) {
+					t.Errorf("cursor-agent -p hello: exit %d; stderr lacks %q: %s", r.code, w, r.stderr)
+				}
+			}
+		})
+	}
+}

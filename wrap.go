@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,23 +45,20 @@ func wrap(args []string) int {
 		// must not become a prompt run with --force.
 		return cli.Fail(job.ExitUsage, "%v", misplaced(o.agentArgs, len(o.agentArgs) == len(args)))
 	}
-	live, err := config.LoadLive(o.config, o.settings)
-	if err != nil {
-		return cli.Fail(job.ExitWrapper, "%v", err)
-	}
 	req := job.Request{Args: o.agentArgs, Alias: o.alias, Invoked: os.Getenv(shellhook.FuncEnv), Workspace: o.workspace, NoForce: !o.force || o.noForce}
 	if o.modelSet {
 		req.Model = o.model
+	}
+	live, err := config.LoadLive(o.config, o.settings)
+	if err != nil {
+		return brokenConfig(err, o, req)
 	}
 	cmd, err := job.Resolve(live.Config(), req)
 	if err != nil {
 		return cli.Fail(job.StartStatus(err), "%v", err)
 	}
 	if cmd.Mode == stream.Interactive {
-		// Not headless: the agent gets the terminal, the pid and the status
-		// as if the wrapper were not there.
-		err := syscall.Exec(cmd.Path, append([]string{cmd.Path}, cmd.Args...), cmd.Env)
-		return cli.Fail(job.ExitNotExec, "exec %s: %v", cmd.Path, err)
+		return unwatched(cmd)
 	}
 	if err := ptyproxy.Init(); err != nil {
 		return cli.Fail(job.ExitWrapper, "%v", err)
@@ -113,6 +113,34 @@ func wrap(args []string) int {
 		j.Logger().Info(next)
 	}
 	return cmd.Status(res.Outcome)
+}
+
+// unwatched runs a command the wrapper does not watch (not headless) in
+// its place: the agent gets the terminal, the pid and the status as if the
+// wrapper were not there.
+func unwatched(cmd job.Command) int {
+	err := syscall.Exec(cmd.Path, append([]string{cmd.Path}, cmd.Args...), cmd.Env)
+	return cli.Fail(job.ExitNotExec, "exec %s: %v", cmd.Path, err)
+}
+
+// brokenConfig is what a broken configuration (the file, a variable, a
+// flag: cfgErr) leaves of a run. A command the wrapper would not watch
+// runs as without it, with the agent found without the file and a one-line
+// warning: a typo must not block `cursor-agent --help`. A run it would
+// watch is refused, with the error (its line) and the fix: watched with
+// settings other than the user's it would not be the run they asked for.
+func brokenConfig(cfgErr error, o options, req job.Request) int {
+	if o.alias {
+		if cmd, err := job.Resolve(config.Fallback(o.settings), req); err == nil && cmd.Mode == stream.Interactive {
+			fmt.Fprintf(os.Stderr, "cursor-wrap: warning: config ignored for this unwatched command: %s\n", strings.ReplaceAll(cfgErr.Error(), "\n", "; "))
+			return unwatched(cmd)
+		}
+	}
+	bypass := ""
+	if o.alias {
+		bypass = "; meanwhile `command " + cmp.Or(req.Invoked, "cursor-agent") + "` runs the agent without the wrapper"
+	}
+	return cli.Fail(job.ExitWrapper, "%v\nfix it (`cursor-wrap config --defaults` prints every key at its default)%s", cfgErr, bypass)
 }
 
 // inspectCommand is the command that shows a run's log: inspect --last
