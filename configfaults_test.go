@@ -212,3 +212,16 @@ func TestBrokenConfigUnwatched(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadRecordSaysWhat: a reload that only meets a pinned key records
+// an empty list of changes, never null (26.8).
+func TestReloadRecordSaysWhat(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idle_timeout = \"20s\"\n")
+	w := startWatched(t, cfg, "--kill-grace", "1s")
+	save(t, cfg, "idle_timeout = \"20s\"\nkill_grace = \"9s\"\n")
+	w.waitLine(t, "config reloaded: kill_grace = 9s in the file, held at 1s by the flag")
+	save(t, cfg, "idle_timeout = \"20s\"\nkill_grace = \"9s\"\nhard_timeout = \"1s\"\n")
+	w.hung(t, "deadline", `"changed":[],"pinned":["kill_grace = 9s in the file, held at 1s by the flag"]`, `"key":"hard_timeout"`)
+}
