@@ -72,7 +72,14 @@ func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
 			end = fi.ModTime()
 		}
 	}
-	si.DurationMS = end.Sub(t.Start).Milliseconds()
+	// A file's time comes from the kernel's coarse clock, a few ms behind
+	// the records' own: a run never ends before its last record ("-1ms").
+	if n := len(t.Entries); n > 0 {
+		if last := t.Start.Add(time.Duration(t.Entries[n-1].At)); last.After(end) {
+			end = last
+		}
+	}
+	si.DurationMS = max(end.Sub(t.Start), 0).Milliseconds()
 	if e != nil && !running {
 		si.DurationMS = time.Duration(e.Duration).Milliseconds()
 		si.ExitStatus = e.Status

@@ -13,6 +13,7 @@ import (
 
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
 )
 
 // TestSessionOutcomes lists a log dir with a session of every outcome,
@@ -93,4 +94,23 @@ func writeLog(t *testing.T, dir, id string, held bool, start time.Time) {
 	rec.Write(sessionlog.Command{Attempt: 1, Agent: "cursor", Argv: []string{"-p", "written"}})
 	rec.Write(sessionlog.Start{Pid: 1})
 	f.WriteString(string(sessionlog.AppendEvent(nil, sessionlog.Event{Time: start, RecvTS: start.UnixMilli(), Type: "system", Subtype: "init", Raw: []byte(initLine(id))})))
+}
+
+// TestSessionNeverEndsBeforeItsLastRecord: a log with no exit record ends
+// at its file's time, which the kernel keeps on a coarser clock than the
+// records': a few ms behind the last record, it made a duration of -1ms.
+func TestSessionNeverEndsBeforeItsLastRecord(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "cursor-wrap-1-s.jsonl")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, start, start.Add(-5*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	tl := &timeline.Timeline{Path: path, Start: start, Entries: []timeline.Entry{{At: timeline.Millis(40 * time.Millisecond)}}}
+	if got := sessionOf(tl, false, time.Now()).DurationMS; got != 40 {
+		t.Errorf("duration %d ms, want 40 (the last record's)", got)
+	}
 }
