@@ -97,3 +97,23 @@ func TestHookTreeEndsWithIt(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorsRefuseNaN: a floor of nan or inf is refused (125), from a flag
+// and from the file: accepted, NaN turned the CPU floor off, and a busy
+// agent was killed as hung.
+func TestFloorsRefuseNaN(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--activity-cpu-floor", "nan"}, {"--activity-read-floor", "inf"}} {
+		r := runWrapper(t, nil, nil, append(args, "--", "line", initLine, "line", resultLine)...)
+		if r.code != 125 || !strings.Contains(string(r.stderr), "is not a number a floor can be") {
+			t.Errorf("%q: exit %d; stderr %s", args, r.code, r.stderr)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("activity_cpu_floor = nan\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runRaw(t, nil, "config", "--config", path); r.code != 125 {
+		t.Errorf("activity_cpu_floor = nan in the file: exit %d; stderr %s", r.code, r.stderr)
+	}
+}

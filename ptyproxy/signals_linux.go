@@ -17,8 +17,10 @@ func terminating() []os.Signal {
 	sigs := []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGABRT, syscall.SIGTERM,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU,
 		syscall.SIGPWR, syscall.SIGSTKFLT, syscall.SIGSYS, syscall.SIGTRAP}
-	// The real-time signals: glibc keeps 32 and 33 for itself.
-	for n := 34; n <= 64; n++ {
+	// The real-time signals. glibc keeps 32 and 33 for itself, and the Go
+	// runtime keeps 34 (musl's SIGSYNCCALL, golang/go#39343): it cannot be
+	// caught, and ends the wrapper as it would any program.
+	for n := 35; n <= 64; n++ {
 		sigs = append(sigs, syscall.Signal(n))
 	}
 	return sigs

@@ -29,7 +29,7 @@ func (l *loop) onSignal(sig os.Signal, now time.Time) {
 		return
 	}
 	// A second signal does not wait for the grace.
-	l.o.Console.Warn("got " + SignalName(sig) + " again; killing the agent now")
+	l.o.Console.Warn("got " + SignalName(sig) + " while stopping the agent; killing it now")
 	l.stopNow(now)
 }
 

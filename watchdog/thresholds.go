@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 )
@@ -85,11 +86,18 @@ func (th Thresholds) Validate() error {
 			bad("tool_timeouts."+kind, "%v is not positive", d)
 		}
 	}
-	if th.ActivityCPUFloor < 0 {
-		bad("activity_cpu_floor", "%v is negative", th.ActivityCPUFloor)
-	}
-	if th.ActivityReadFloor < 0 {
-		bad("activity_read_floor", "%v is negative", th.ActivityReadFloor)
+	// NaN compares false with everything and +Inf is above any activity:
+	// either would turn the floor off without a word.
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"activity_cpu_floor", th.ActivityCPUFloor}, {"activity_read_floor", th.ActivityReadFloor}} {
+		switch {
+		case math.IsNaN(f.v) || math.IsInf(f.v, 0):
+			bad(f.key, "%v is not a number a floor can be", f.v)
+		case f.v < 0:
+			bad(f.key, "%v is negative", f.v)
+		}
 	}
 	return errors.Join(errs...)
 }

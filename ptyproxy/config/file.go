@@ -3,9 +3,11 @@ package config
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -76,7 +78,10 @@ func ReadFile(path string) (File, error) {
 		return f, &SettingError{path, err.Error()}
 	}
 	f.values = map[string]any{}
-	for key, v := range raw {
+	// In the file's order, so that of several wrong keys the first is named,
+	// every time.
+	for _, key := range inFileOrder(text, "", maps.Keys(raw)) {
+		v := raw[key]
 		switch {
 		case key == ToolTimeoutsKey || key == MCPKey:
 			t, ok := v.(map[string]any)
@@ -87,7 +92,7 @@ func ReadFile(path string) (File, error) {
 				f.tools = t
 				continue
 			}
-			for sub := range t {
+			for _, sub := range inFileOrder(text, MCPKey, maps.Keys(t)) {
 				if _, ok := lookupIn(MCPSettings, sub); !ok {
 					return f, &SettingError{fmt.Sprintf("%s:%d", path, lineOf(text, MCPKey, sub)), fmt.Sprintf("unknown key %q in [%s]%s", sub, MCPKey, didYouMean(sub, settingKeys(MCPSettings)))}
 				}
@@ -427,4 +432,16 @@ func changeWords(changes []Change, pinned []string) string {
 	}
 	words = append(words, pinned...)
 	return strings.Join(words, ", ")
+}
+
+// inFileOrder returns keys (of table, "" for the top level) in the order of
+// the lines they are on.
+func inFileOrder(text []byte, table string, keys iter.Seq[string]) []string {
+	line := map[string]int{}
+	for k := range keys {
+		line[k] = lineOf(text, table, k)
+	}
+	return slices.SortedFunc(maps.Keys(line), func(a, b string) int {
+		return cmp.Or(cmp.Compare(line[a], line[b]), cmp.Compare(a, b))
+	})
 }
