@@ -660,30 +660,8 @@ func TestHangRecordAndHook(t *testing.T) {
 // stderr a pipe it never appears.
 func TestStatusLine(t *testing.T) {
 	t.Parallel()
-	ptm, pts, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptm.Close()
-	pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 200})
 	started := `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"npm test","timeout":60000}}}}`
-	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--status", "--", "line", started, "sleep", "1700ms", "line", resultLine)
-	cmd.Env = testEnv()
-	cmd.Stderr = pts
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pts.Close()
-	var screen bytes.Buffer
-	done := make(chan struct{})
-	go func() { screen.ReadFrom(ptm); close(done) }()
-	cmd.Wait()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no EOF from the terminal")
-	}
-	s := screen.String()
+	s := statusScreen(t, "line", started, "sleep", "1700ms", "line", resultLine)
 	if !regexp.MustCompile(`running shellToolCall: npm test \(1(\.\d)?s of 1m30s\)`).MatchString(s) || !strings.Contains(s, "\r\x1b[K") {
 		t.Errorf("no status line drawn:\n%q", s)
 	}
