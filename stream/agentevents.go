@@ -19,6 +19,10 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 	var errCode string
 	var text rawString    // the message's first text block, decoded only for an error
 	var session rawString // on every line; decoded only where it is kept
+	var messageID string
+	var usage, messageUsage *Usage
+	var cost float64
+	var hasCost bool
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
@@ -38,12 +42,21 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 			errCode = s.stringValue()
 		case "message":
 			s.nested(func(key []byte) {
-				if string(key) != "content" {
+				switch string(key) {
+				case "content":
+					s.array(func() { readClaudeBlock(s, ev, &text) })
+				case "id":
+					messageID = s.stringValue()
+				case "usage":
+					messageUsage = readUsage(s, claudeUsageKeys)
+				default:
 					s.skip()
-					return
 				}
-				s.array(func() { readClaudeBlock(s, ev, &text) })
 			})
+		case "usage":
+			usage = readUsage(s, claudeUsageKeys)
+		case "total_cost_usd":
+			cost, hasCost = s.cost()
 		default:
 			s.skip()
 		}
@@ -52,6 +65,14 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 	case "result":
 		ev.Terminal = true
 		ev.SessionID = decode(session.raw, session.escaped)
+		// The run's totals: they replace the messages' sum.
+		if usage == nil && hasCost {
+			usage = &Usage{}
+		}
+		if usage != nil {
+			usage.CostUSD, usage.HasCost = cost, hasCost
+		}
+		ev.spent(usage, UsageTotal, "")
 		if isError {
 			// "subtype":"success" with is_error on an API error
 			// (anthropics/claude-code#79500): failed all the same.
@@ -65,6 +86,11 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		ev.Answer = ""
 		if ev.Type == "assistant" && errCode != "" {
 			errText = errCode + ": " + decode(text.raw, text.escaped)
+		}
+		// Each content block of a message is an event repeating the
+		// message's usage so far: counted once, by the message's id.
+		if ev.Type == "assistant" && messageID != "" {
+			ev.spent(messageUsage, UsageMessage, messageID)
 		}
 	}
 	return errText
@@ -128,6 +154,7 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 		textDropped            int64
 	}
 	var message string
+	var usage *Usage
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
@@ -148,6 +175,8 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 				}
 				s.skip()
 			})
+		case "usage":
+			usage = readUsage(s, codexUsageKeys)
 		case "item":
 			s.nested(func(key []byte) {
 				switch string(key) {
@@ -189,6 +218,8 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 		}
 	case "turn.completed", "turn.failed":
 		ev.Terminal, ev.Failed = true, ev.Type == "turn.failed"
+		// Cumulative since the thread started, not the turn's alone.
+		ev.spent(usage, UsageTotal, "")
 	}
 	if ev.Type == "error" || ev.Type == "turn.failed" {
 		errText = message
@@ -208,8 +239,11 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 	var delta bool
 	var contentDropped int64
 	var c Call
+	var usage *Usage
 	s.object(func(key []byte) {
 		switch string(key) {
+		case "stats":
+			usage = readUsage(s, geminiUsageKeys)
 		case "severity":
 			severity = s.stringValue()
 		case "message":
@@ -265,6 +299,7 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 		}
 	case "result":
 		ev.Terminal, ev.Failed = true, status == "error"
+		ev.spent(usage, UsageTotal, "")
 		if status == "error" {
 			errText = strings.TrimPrefix(errType+": "+errMessage, ": ")
 		}
@@ -288,6 +323,9 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 	var textDropped int64
 	var messageID rawString // decoded only by the events of a step
 	var oe openCodeError
+	var usage *Usage
+	var cost float64
+	var hasCost bool
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "error":
@@ -309,6 +347,10 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 					textDropped = s.dropped()
 				case "callID":
 					callID = s.stringValue()
+				case "tokens":
+					usage = readUsage(s, openCodeUsageKeys)
+				case "cost":
+					cost, hasCost = s.cost()
 				default:
 					s.skip()
 				}
@@ -329,6 +371,14 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 			ev.Ended, ev.CallID = []string{step}, step
 		}
 		ev.Terminal = reason == "stop"
+		// One step's spending: steps add up.
+		if usage == nil && hasCost {
+			usage = &Usage{}
+		}
+		if usage != nil {
+			usage.CostUSD, usage.HasCost = cost, hasCost
+		}
+		ev.spent(usage, UsageDelta, "")
 	case "text":
 		ev.Answer, ev.AnswerDropped = text, textDropped
 	case "tool_use":

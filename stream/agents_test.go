@@ -212,11 +212,22 @@ func FuzzProfiles(f *testing.F) {
 			f.Add([]byte(strings.TrimSuffix(line, "\n")))
 		}
 	}
+	files, _ = filepath.Glob("testdata/usage/*.jsonl")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			f.Add([]byte(strings.TrimSuffix(line, "\n")))
+		}
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		trimmed := strings.TrimSpace(string(line))
 		isObject := json.Valid(line) && strings.HasPrefix(trimmed, "{")
 		for _, p := range profiles {
 			ev := p.Parse(Line{Text: line, Len: int64(len(line)), Newline: true})
+			checkUsage(t, p, ev)
 			if isObject && ev.NotJSON && !strings.Contains(string(line), `\u`) {
 				t.Fatalf("%s: object %q reported as not JSON", p.Name, line)
 			}
@@ -225,4 +236,25 @@ func FuzzProfiles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkUsage: whatever a line says, the usage read from it is counts and a
+// cost a total can add (none negative, none NaN), and a message's usage
+// names its message.
+func checkUsage(t *testing.T, p *Profile, ev Event) {
+	t.Helper()
+	u := ev.Usage
+	if u == nil {
+		return
+	}
+	if u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || !(u.CostUSD >= 0) || u.CostUSD > 0 && !u.HasCost {
+		t.Fatalf("%s: usage %+v", p.Name, *u)
+	}
+	if ev.UsageScope == UsageMessage && ev.UsageID == "" {
+		t.Fatalf("%s: a message's usage without its id", p.Name)
+	}
+	var tally Tally
+	if !tally.Add(ev) || tally.Total() != *u {
+		t.Fatalf("%s: a first report of %+v tallied as %+v", p.Name, *u, tally.Total())
+	}
 }

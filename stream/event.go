@@ -43,6 +43,12 @@ type Event struct {
 	// the fields agents use for errors are read: an answer that discusses
 	// rate limits is not one.
 	Error *AgentError
+	// Usage is what the line reports the agent spent, nil if nothing;
+	// UsageScope says how it adds to the run's total (see Tally), and
+	// UsageID names the message a UsageMessage counts for.
+	Usage      *Usage
+	UsageScope UsageScope
+	UsageID    string
 }
 
 // Label names the line for people: "type/subtype", or "text" for a line
@@ -91,6 +97,7 @@ func readCursor(s *scanner, ev *Event) (errText string) {
 	var sessionID, callID []byte
 	var sessionEscaped, callEscaped, isError bool
 	var tc toolCall
+	var usage *Usage
 	for first := true; ; first = false {
 		key, ok := s.member(first)
 		if !ok {
@@ -122,6 +129,8 @@ func readCursor(s *scanner, ev *Event) (errText string) {
 		case "is_error":
 			isError = s.peek() == 't'
 			s.skip()
+		case "usage":
+			usage = readUsage(s, cursorUsageKeys)
 		default:
 			s.skip()
 		}
@@ -134,6 +143,8 @@ func readCursor(s *scanner, ev *Event) (errText string) {
 	case "result":
 		ev.Terminal = true
 		ev.SessionID = decode(sessionID, sessionEscaped)
+		// Cumulative over the run (newer builds only).
+		ev.spent(usage, UsageTotal, "")
 		if isError || ev.Subtype == "error" {
 			// The text of a failed run is its error, not an answer.
 			errText, ev.Answer, ev.Failed = ev.Answer, "", true

@@ -23,6 +23,9 @@ type Profile struct {
 	// phases are the labels (or types) of the lines that say what the
 	// agent is doing; an unlisted one is Busy.
 	phases map[string]Phase
+	// UsageTiming says when the agent reports what it spends: as it goes
+	// (a budget holds mid-run) or only at the end.
+	UsageTiming UsageTiming
 
 	// Command line. subcommand must come first for headless runs (codex
 	// exec, opencode run); valueFlags take the next argument unless
@@ -62,6 +65,7 @@ var Cursor = &Profile{
 	errors:        cursorErrors,
 	questions:     cursorQuestions,
 	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "tool_call/completed": ModelsTurn, "thinking": Thinking, "assistant": Writing},
+	UsageTiming:   UsageAtEnd,
 	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
 	printFlags:    []string{"-p", "--print"},
 	formatFlags:   []string{"--output-format"},

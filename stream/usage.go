@@ -1,0 +1,232 @@
+package stream
+
+import (
+	"math"
+	"strconv"
+)
+
+// Usage is what an agent reported it spent: tokens, and a cost only where
+// the agent itself states one. Tokens are normalised the same way for every
+// agent (see docs/usage.md): Input is the input not served from a cache,
+// CacheRead and CacheWrite the cache's parts, Output the output with any
+// reasoning tokens the agent counts apart.
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite int64
+	CostUSD                              float64
+	// HasCost is set when the agent stated a cost (Claude, OpenCode); a
+	// cost is never guessed from a price table.
+	HasCost bool
+}
+
+// Tokens is what a token budget counts: input and output. Cache reads are
+// left out on purpose: they are cheap, and huge on a long session.
+func (u Usage) Tokens() int64 { return satAdd(u.Input, u.Output) }
+
+// A UsageScope says how an event's Usage adds to the run's total.
+type UsageScope int
+
+const (
+	// UsageDelta adds to the total: one step's or one turn's spending.
+	UsageDelta UsageScope = iota
+	// UsageMessage is one message's spending so far, counted once per
+	// Event.UsageID: a later value for the same id replaces the earlier
+	// (Claude repeats a message's usage on each of its content blocks).
+	UsageMessage
+	// UsageTotal is the run's spending so far: it replaces the total
+	// (a result's totals, Codex's cumulative turn usage).
+	UsageTotal
+)
+
+// UsageTiming says when an agent reports what it spends, and so whether a
+// budget can hold mid-run.
+type UsageTiming int
+
+const (
+	UsageUnknown  UsageTiming = iota
+	UsageAtEnd                // only when the run ends (its result)
+	UsageAsItGoes             // per message or step, while the run goes on
+)
+
+// spent sets what the event reports the agent spent, if it reports it.
+func (ev *Event) spent(u *Usage, scope UsageScope, id string) {
+	if u != nil {
+		ev.Usage, ev.UsageScope, ev.UsageID = u, scope, id
+	}
+}
+
+// A Tally keeps a run's running total of usage. It is pure: feed it every
+// event in order.
+type Tally struct {
+	total    Usage
+	messages map[string]Usage // the last value counted for each message id
+	reported bool
+}
+
+// Add takes one event's usage, if it has one, and reports whether the
+// total changed (the first report counts as a change, even of zeros: a run
+// that reported 0 is not one that reported nothing).
+func (t *Tally) Add(ev Event) (changed bool) {
+	if ev.Usage == nil {
+		return false
+	}
+	before, first := t.total, !t.reported
+	t.reported = true
+	u := *ev.Usage
+	switch ev.UsageScope {
+	case UsageTotal:
+		t.total = u
+	case UsageMessage:
+		if t.messages == nil {
+			t.messages = map[string]Usage{}
+		}
+		last := t.messages[ev.UsageID]
+		t.messages[ev.UsageID] = u
+		t.total = t.total.plus(u.minus(last))
+	default:
+		t.total = t.total.plus(u)
+	}
+	return first || t.total != before
+}
+
+// Total returns the running total.
+func (t *Tally) Total() Usage { return t.total }
+
+// Reported reports whether the agent reported any usage yet: until it
+// does, the total is unknown, not 0.
+func (t *Tally) Reported() bool { return t.reported }
+
+func (u Usage) plus(o Usage) Usage {
+	return Usage{
+		Input:      satAdd(u.Input, o.Input),
+		Output:     satAdd(u.Output, o.Output),
+		CacheRead:  satAdd(u.CacheRead, o.CacheRead),
+		CacheWrite: satAdd(u.CacheWrite, o.CacheWrite),
+		CostUSD:    u.CostUSD + o.CostUSD,
+		HasCost:    u.HasCost || o.HasCost,
+	}
+}
+
+// minus is u less what was counted before for the same message, so that
+// adding it to the total counts the message's last value once.
+func (u Usage) minus(o Usage) Usage {
+	return Usage{
+		Input:      u.Input - o.Input,
+		Output:     u.Output - o.Output,
+		CacheRead:  u.CacheRead - o.CacheRead,
+		CacheWrite: u.CacheWrite - o.CacheWrite,
+		CostUSD:    u.CostUSD - o.CostUSD,
+		HasCost:    u.HasCost,
+	}
+}
+
+// satAdd adds counts that a crafted line may make huge: it saturates
+// rather than wrap to a negative total a budget would never reach.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// count reads a token count: a number that is not one (negative, not a
+// number, another type) counts 0.
+func (s *scanner) count() int64 {
+	n, ok := s.int64()
+	if !ok || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// cost reads an amount in USD, and whether it is one: a finite number, not
+// negative.
+func (s *scanner) cost() (float64, bool) {
+	b, ok := s.numberValue()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || f < 0 {
+		return 0, false
+	}
+	return f, true
+}
+
+// usageKeys are an agent's names for its usage counts, and how they are
+// normalised into a Usage.
+type usageKeys struct {
+	input, output, cacheRead, cacheWrite string
+	// inputHasCache: the input count includes the cache reads (Codex,
+	// Gemini CLI), which are taken out of it.
+	inputHasCache bool
+	// reasoning names reasoning tokens counted apart from the output
+	// (OpenCode), which are added to it.
+	reasoning string
+	// cache names an object of "read" and "write" counts (OpenCode).
+	cache string
+	// total names a total that counts what the others leave out (Gemini
+	// CLI's thinking tokens, billed as output): the rest is output.
+	total string
+}
+
+var (
+	cursorUsageKeys   = usageKeys{input: "inputTokens", output: "outputTokens", cacheRead: "cacheReadTokens", cacheWrite: "cacheWriteTokens"}
+	claudeUsageKeys   = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cache_read_input_tokens", cacheWrite: "cache_creation_input_tokens"}
+	codexUsageKeys    = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cached_input_tokens", cacheWrite: "cache_write_input_tokens", inputHasCache: true}
+	geminiUsageKeys   = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cached", inputHasCache: true, total: "total_tokens"}
+	openCodeUsageKeys = usageKeys{input: "input", output: "output", reasoning: "reasoning", cache: "cache"}
+)
+
+// readUsage reads an object of usage counts named by keys, nil if the
+// value is not an object.
+func readUsage(s *scanner, keys usageKeys) *Usage {
+	if s.peek() != '{' {
+		s.skip()
+		return nil
+	}
+	var u Usage
+	var reasoning, total int64
+	s.nested(func(key []byte) {
+		switch string(key) {
+		case "":
+			s.skip()
+		case keys.input:
+			u.Input = s.count()
+		case keys.output:
+			u.Output = s.count()
+		case keys.cacheRead:
+			u.CacheRead = s.count()
+		case keys.cacheWrite:
+			u.CacheWrite = s.count()
+		case keys.reasoning:
+			reasoning = s.count()
+		case keys.total:
+			total = s.count()
+		case keys.cache:
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "read":
+					u.CacheRead = s.count()
+				case "write":
+					u.CacheWrite = s.count()
+				default:
+					s.skip()
+				}
+			})
+		default:
+			s.skip()
+		}
+	})
+	if rest := total - satAdd(u.Input, u.Output); rest > 0 {
+		u.Output = satAdd(u.Output, rest)
+	}
+	if keys.inputHasCache {
+		u.Input = max(u.Input-u.CacheRead, 0)
+	}
+	u.Output = satAdd(u.Output, reasoning)
+	return &u
+}
