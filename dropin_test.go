@@ -67,7 +67,8 @@ func TestDirectNoResult(t *testing.T) {
 
 // TestHangNextStep checks that a hang ends with how to go on: resume the
 // session the agent's way, and the command that shows the log: inspect
-// --last when the log is where inspect looks, else its path.
+// --last when the log is where inspect looks, else its path; the wrapper
+// named as the user can type it.
 func TestHangNextStep(t *testing.T) {
 	t.Parallel()
 	r := runWrapper(t, nil, nil, "--idle-timeout", "500ms", "--", "line", initLine, "hang")
@@ -75,7 +76,9 @@ func TestHangNextStep(t *testing.T) {
 	if r.code != 124 || len(logs) != 1 {
 		t.Fatalf("exit %d, logs %q", r.code, logs)
 	}
-	want := "cursor-wrap: resume with `fakeagent --resume s-1`; see `cursor-wrap inspect " + logs[0] + "`\n"
+	// The test's PATH has no cursor-wrap: the hint names the wrapper by the
+	// path a user can type, as when the installer's PREFIX is not on PATH.
+	want := "cursor-wrap: resume with `fakeagent --resume s-1`; see `" + wrapperBin + " inspect " + logs[0] + "`\n"
 	if !bytes.HasSuffix(r.stderr, []byte(want)) {
 		t.Errorf("stderr ends %q, want %q", r.stderr, want)
 	}

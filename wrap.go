@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -140,7 +141,7 @@ func brokenConfig(cfgErr error, o options, req job.Request) int {
 	if o.alias {
 		bypass = "; meanwhile `command " + cmp.Or(req.Invoked, "cursor-agent") + "` runs the agent without the wrapper"
 	}
-	return cli.Fail(job.ExitWrapper, "%v\nfix it (`cursor-wrap config --defaults` prints every key at its default)%s", cfgErr, bypass)
+	return cli.Fail(job.ExitWrapper, "%v\nfix it (`%s config --defaults` prints every key at its default)%s", cfgErr, typedName(), bypass)
 }
 
 // inspectCommand is the command that shows a run's log: inspect --last
@@ -151,9 +152,23 @@ func inspectCommand(logPath string) string {
 		return ""
 	}
 	if cfg, _, err := config.Load("", nil); err == nil && filepath.Clean(cfg.LogDir) == filepath.Dir(logPath) {
-		return "cursor-wrap inspect --last"
+		return typedName() + " inspect --last"
 	}
-	return "cursor-wrap inspect " + job.ShellWords([]string{logPath})
+	return typedName() + " inspect " + job.ShellWords([]string{logPath})
+}
+
+// typedName is how a user types this wrapper: cursor-wrap when PATH finds
+// this binary by that name, else its full path (the installer's PREFIX is
+// often not on PATH, and the shell functions name the wrapper by its path).
+func typedName() string {
+	self := selfPath()
+	if onPath, err := exec.LookPath("cursor-wrap"); err == nil && (self == "" || sameFile(onPath, self)) {
+		return "cursor-wrap"
+	}
+	if self == "" {
+		return "cursor-wrap"
+	}
+	return job.ShellWords([]string{self})
 }
 
 // drawStatus redraws the status line from the latest snapshot four times
