@@ -226,3 +226,33 @@ func TestReloadRecordSaysWhat(t *testing.T) {
 	save(t, cfg, "idle_timeout = \"20s\"\nkill_grace = \"9s\"\nhard_timeout = \"1s\"\n")
 	w.hung(t, "deadline", `"changed":[],"pinned":["kill_grace = 9s in the file, held at 1s by the flag"]`, `"key":"hard_timeout"`)
 }
+
+// TestBrokenConfigReaders checks that the commands that only read the logs
+// (sessions, inspect --last) are not blocked by a broken setting they never
+// use: they read the log_dir the file names, with one warning line, as the
+// unwatched runs do (the rule of 26.1). A file that does not parse at all
+// leaves them the default dir, said in the warning.
+func TestBrokenConfigReaders(t *testing.T) {
+	t.Parallel()
+	logDir := t.TempDir()
+	r := runWrapper(t, []string{steps("line", initLine, "line", resultLine)}, nil, "--log-dir", logDir, "--", "hi")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d, stderr %s", r.code, r.stderr)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "log_dir = \""+logDir+"\"\nidel_timeout = \"5s\"\n")
+	env := []string{"CURSOR_WRAP_CONFIG=" + cfg}
+	for _, args := range [][]string{{"sessions"}, {"inspect", "--last"}} {
+		r := runRaw(t, env, args...)
+		lines := strings.Split(strings.TrimSuffix(string(r.stderr), "\n"), "\n")
+		if r.code != 0 || !strings.Contains(string(r.stdout), "s-1") || len(lines) != 1 ||
+			!strings.Contains(lines[0], `warning: config ignored: `+cfg+`:2: unknown key "idel_timeout"`) || !strings.HasSuffix(lines[0], "reading the logs in "+logDir) {
+			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	// A bad variable for another setting: the same.
+	r = runRaw(t, []string{"CURSOR_WRAP_LOG_DIR=" + logDir, "CURSOR_WRAP_IDLE_TIMEOUT=soon"}, "sessions")
+	if r.code != 0 || !strings.Contains(string(r.stdout), "s-1") || !strings.Contains(string(r.stderr), "$CURSOR_WRAP_IDLE_TIMEOUT") {
+		t.Errorf("bad variable: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -3,10 +3,12 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -102,11 +104,20 @@ func (o *logDirFlags) declare(fs *flag.FlagSet, what string) {
 }
 
 // dir is the log dir the command reads: its --log-dir, else the config's
-// log_dir.
+// log_dir. A config broken elsewhere does not block reading the logs: it
+// is said in one warning line, with the dir read instead.
 func (o logDirFlags) dir() (string, error) {
 	if o.logDir != "" {
 		return o.logDir, nil
 	}
 	cfg, _, err := config.Load(o.config, nil)
-	return cfg.LogDir, err
+	if err == nil || !errors.Is(err, config.ErrConfig) {
+		return cfg.LogDir, err
+	}
+	dir, fbErr := config.FallbackLogDir(o.config)
+	if fbErr != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "cursor-wrap: warning: config ignored: %s; reading the logs in %s\n", strings.ReplaceAll(err.Error(), "\n", "; "), dir)
+	return dir, nil
 }
