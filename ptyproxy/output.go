@@ -97,6 +97,10 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 		l.out.Events++
 	}
 	l.answer.Add(ev)
+	if l.usage.Add(ev) {
+		l.flushEvents() // After the event that reported it.
+		l.o.Log.Write(sessionlog.UsageOf(l.usage.Total()))
+	}
 	if ev.Error != nil {
 		l.flushEvents()
 		l.agentError(ev.Error, "stdout", l.last)

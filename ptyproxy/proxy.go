@@ -178,6 +178,9 @@ type Outcome struct {
 	// (rate limit, quota, auth, update, network), nil if none.
 	AgentError *stream.AgentError
 	Answer     string // the agent's final answer, as its events gave it
+	// Usage is what the agent reported it spent in the attempt, nil if it
+	// reported nothing.
+	Usage *stream.Usage
 	// MidLine is set when the agent's output ended inside a line.
 	MidLine   bool
 	Started   time.Time

@@ -230,3 +230,48 @@ func readUsage(s *scanner, keys usageKeys) *Usage {
 	u.Output = satAdd(u.Output, reasoning)
 	return &u
 }
+
+// String says the usage for people: "tokens in 1,200, out 340, cache
+// read 9,000, write 0; $0.0123", the cache and the cost only when the
+// agent reported them.
+func (u Usage) String() string {
+	s := "tokens in " + thousands(u.Input) + ", out " + thousands(u.Output)
+	if u.CacheRead != 0 || u.CacheWrite != 0 {
+		s += ", cache read " + thousands(u.CacheRead) + ", write " + thousands(u.CacheWrite)
+	}
+	if u.HasCost {
+		s += "; " + Dollars(u.CostUSD)
+	}
+	return s
+}
+
+// UsageWords says u, or that the agent reported nothing (u nil), which is
+// not 0.
+func UsageWords(u *Usage) string {
+	if u == nil {
+		return "not reported"
+	}
+	return u.String()
+}
+
+// Dollars writes an amount in USD: cents above a dollar, four significant
+// digits below, where an agent's costs mostly are.
+func Dollars(usd float64) string {
+	if usd >= 1 {
+		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'g', 4, 64)
+}
+
+// thousands writes n with commas between its thousands.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

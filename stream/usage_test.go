@@ -189,3 +189,22 @@ func TestUsageTiming(t *testing.T) {
 		}
 	}
 }
+
+func TestUsageWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		u    *Usage
+		want string
+	}{
+		{nil, "not reported"},
+		{&Usage{}, "tokens in 0, out 0"},
+		{&Usage{Input: 1200, Output: 340, CacheRead: 9000, CostUSD: 0.0123, HasCost: true}, "tokens in 1,200, out 340, cache read 9,000, write 0; $0.0123"},
+		{&Usage{Input: 1234567, Output: 12, CostUSD: 12.345, HasCost: true}, "tokens in 1,234,567, out 12; $12.35"},
+		{&Usage{Input: math.MaxInt64, CostUSD: 0.00066, HasCost: true}, "tokens in 9,223,372,036,854,775,807, out 0; $0.00066"},
+		{&Usage{CostUSD: 0, HasCost: true}, "tokens in 0, out 0; $0"},
+	} {
+		if got := UsageWords(tc.u); got != tc.want {
+			t.Errorf("UsageWords(%+v) = %q, want %q", tc.u, got, tc.want)
+		}
+	}
+}

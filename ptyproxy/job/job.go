@@ -340,8 +340,13 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		// is what explains the failure.
 		defer logFile.Sync()
 	}
-	rec.Write(sessionlog.Exit{Cause: out.Cause.String(), Status: status, DurationMS: out.Ended.Sub(out.Started).Milliseconds(),
-		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()})
+	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: status, DurationMS: out.Ended.Sub(out.Started).Milliseconds(),
+		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()}
+	if out.Usage != nil {
+		u := sessionlog.UsageOf(*out.Usage)
+		exit.Usage = &u
+	}
+	rec.Write(exit)
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
@@ -201,6 +202,39 @@ type Exit struct {
 	Lines            int    `json:"lines"`
 	ToolCalls        int    `json:"tool_calls"`
 	LongestSilenceMS int64  `json:"longest_silence_ms"`
+	// Usage is the attempt's total of what the agent reported it spent,
+	// nil when it reported nothing (which is not 0).
+	Usage *UsageRecord `json:"usage,omitempty"`
+}
+
+// UsageRecord is the running total of what the agent reported it spent
+// in the attempt, written each time it changes; the exit record holds the
+// last. CostUSD is nil when the agent states no cost: it is never guessed.
+type UsageRecord struct {
+	record
+	InputTokens      int64    `json:"input_tokens"`
+	OutputTokens     int64    `json:"output_tokens"`
+	CacheReadTokens  int64    `json:"cache_read_tokens"`
+	CacheWriteTokens int64    `json:"cache_write_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+}
+
+// UsageOf is the record of a running total.
+func UsageOf(u stream.Usage) UsageRecord {
+	r := UsageRecord{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite}
+	if u.HasCost {
+		r.CostUSD = &u.CostUSD
+	}
+	return r
+}
+
+// Usage is the running total the record holds.
+func (r *UsageRecord) Usage() stream.Usage {
+	u := stream.Usage{Input: r.InputTokens, Output: r.OutputTokens, CacheRead: r.CacheReadTokens, CacheWrite: r.CacheWriteTokens}
+	if r.CostUSD != nil {
+		u.CostUSD, u.HasCost = *r.CostUSD, true
+	}
+	return u
 }
 
 // AgentErrorRecord is the agent saying it cannot go on: a rate limit, a
@@ -262,6 +296,7 @@ const (
 	MsgExitOverdue  = "exit_overdue"
 	MsgKill         = "kill"
 	MsgNotifySent   = "notify_sent"
+	MsgUsage        = "usage"
 )
 
 // kinds is the log's schema: every record type with its msg, its level,
@@ -296,6 +331,7 @@ var kinds = []kind{
 	besideRun(of[NotifyFailed]("notify_failed", slog.LevelWarn, func(r *NotifyFailed) string {
 		return fmt.Sprintf("%s to %s: %s", r.Event, r.Target, r.Error)
 	})),
+	of[UsageRecord](MsgUsage, slog.LevelInfo, nil),
 	of[Exit]("exit", slog.LevelInfo, nil),
 	of[logDropped]("log_dropped", slog.LevelWarn, func(r *logDropped) string { return fmt.Sprintf("%d records", r.Records) }),
 	of[AgentErrorRecord]("agent_error", slog.LevelError, func(r *AgentErrorRecord) string { return r.Kind + ": " + r.Message }),

@@ -44,6 +44,9 @@ var shown = map[string]func(*timeline.Timeline, sessionlog.Record) bool{
 		e := r.(*sessionlog.Exit)
 		return t.Exit != nil && t.Exit.Status != nil && *t.Exit.Status == e.Status && t.Exit.Cause == e.Cause
 	},
+	"usage": func(t *timeline.Timeline, r sessionlog.Record) bool {
+		return len(t.Usage) == 1 && t.Usage[0].Usage() == r.(*sessionlog.UsageRecord).Usage()
+	},
 	// The verdict's changes drive the status line; inspect shows the one
 	// that ended the attempt, from hang_detected or exit_overdue.
 	"verdict": nil,

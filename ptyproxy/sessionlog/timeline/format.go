@@ -108,6 +108,12 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		}
 		p("; %s, %s, %s\n", count(e.Lines, "line"), count(e.ToolCalls, "tool call"), count(e.StderrLine, "stderr line"))
 	}
+	if n := len(t.Usage); n > 0 {
+		last := t.Usage[n-1]
+		p("usage    %s (%s, the last at %s)\n", last.Usage(), count(n, "report"), stamp(last.At))
+	} else if t.Exit != nil {
+		p("usage    not reported\n")
+	}
 	if t.Answer != "" {
 		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
 	}

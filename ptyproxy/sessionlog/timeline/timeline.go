@@ -42,6 +42,9 @@ type Timeline struct {
 	Stopped *StoppedAt `json:"stopped_at,omitempty"`
 	// Answer is the agent's final answer, as its events gave it.
 	Answer string `json:"answer,omitempty"`
+	// Usage is the running total of what the agent reported it spent, at
+	// each change (the usage records); empty when it reported nothing.
+	Usage []UsageAt `json:"usage,omitempty"`
 
 	parse func(stream.Line) stream.Event // the agent's, from the command record
 	reply stream.Reply
@@ -86,6 +89,13 @@ type Ended struct {
 	ToolCalls  int    `json:"tool_calls"`
 	Lines      int    `json:"lines"`
 	StderrLine int    `json:"stderr_lines"`
+}
+
+// UsageAt is the running total of what the agent reported it spent, as
+// of a time.
+type UsageAt struct {
+	At Millis `json:"at_ms"`
+	sessionlog.UsageRecord
 }
 
 // Millis is a duration that JSON writes in whole milliseconds.
@@ -175,6 +185,8 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			case *sessionlog.AgentExited:
 				code := r.Code
 				t.exit(at).AgentCode, t.exit(at).Signal = &code, r.Signal
+			case *sessionlog.UsageRecord:
+				t.Usage = append(t.Usage, UsageAt{At: at, UsageRecord: *r})
 			case *sessionlog.Exit:
 				e := t.exit(at)
 				status := r.Status

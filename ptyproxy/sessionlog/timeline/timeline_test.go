@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // them with the golden files (go test -update rewrites them).
 func TestInspectGolden(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"normal", "hang", "corrupt"} {
+	for _, name := range []string{"normal", "hang", "corrupt", "usage"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tl, err := Read(filepath.Join("testdata", name+".jsonl"), 500*time.Millisecond)
