@@ -78,14 +78,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		p("\n")
 	}
 	if v := t.Verdict; v != nil {
-		word := "hang (" + d(v.Reason.Kind) + ")"
-		switch {
-		case v.Kind == sessionlog.MsgExitOverdue:
-			word = "overdue"
-		case v.Reason.Kind == watchdog.KindPerson:
-			word = "waiting on a person"
-		}
-		p("\nverdict  %s at %s: %s\n", word, stamp(v.At), d(v.Reason.Describe()))
+		p("\nverdict  %s at %s: %s\n", v.Word(), stamp(v.At), d(v.Reason.Describe()))
 	}
 	for i, k := range t.Kills {
 		label := "         "
@@ -120,6 +113,18 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	if s := t.Stopped; s != nil {
 		p("\nthe log stops at line %d: %s\n", s.Line, d(s.Error))
 	}
+}
+
+// Word names the verdict in a few words: "hang (idle)", "overdue",
+// "waiting on a person"; shown through stream.Display.
+func (v *Verdict) Word() string {
+	switch {
+	case v.Kind == sessionlog.MsgExitOverdue:
+		return "overdue"
+	case v.Reason.Kind == watchdog.KindPerson:
+		return "waiting on a person"
+	}
+	return "hang (" + stream.Display(v.Reason.Kind) + ")"
 }
 
 // count writes n things: "1 tool call", "2 tool calls".

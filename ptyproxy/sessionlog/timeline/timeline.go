@@ -28,6 +28,8 @@ type Timeline struct {
 	Model     string   `json:"model,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Argv      []string `json:"argv,omitempty"`
+	// Attempt counts the attempts of the run: 2 and on follow a restart.
+	Attempt int `json:"attempt,omitempty"`
 	// Start is the log's first record, to the millisecond: every offset
 	// (at_ms, start_ms) is measured from it.
 	Start   time.Time `json:"start"`
@@ -35,6 +37,9 @@ type Timeline struct {
 	Entries []Entry   `json:"entries"`
 	Calls   []Call    `json:"tool_calls"`
 	Notes   []Entry   `json:"notes,omitempty"` // warnings, config changes
+	// Changes are the watchdog's verdicts as they changed, each with its
+	// reason: the evidence that excused a silence is in them.
+	Changes []Change `json:"verdicts,omitempty"`
 	// Verdict is the hang or overdue reason, if the attempt ended so.
 	Verdict *Verdict   `json:"verdict,omitempty"`
 	Kills   []Entry    `json:"kills,omitempty"`
@@ -75,6 +80,13 @@ type Call struct {
 type Verdict struct {
 	At     Millis          `json:"at_ms"`
 	Kind   string          `json:"kind"` // hang_detected or exit_overdue
+	Reason watchdog.Reason `json:"reason"`
+}
+
+// A Change is the watchdog's verdict changing to To.
+type Change struct {
+	At     Millis          `json:"at_ms"`
+	To     string          `json:"to"`
 	Reason watchdog.Reason `json:"reason"`
 }
 
@@ -156,7 +168,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			}
 			switch r := rec.(type) {
 			case *sessionlog.Command:
-				t.Argv, t.Agent = r.Argv, r.Agent
+				t.Argv, t.Agent, t.Attempt = r.Argv, r.Agent, r.Attempt
 				if p, err := stream.ProfileNamed(r.Agent); err == nil {
 					t.parse = p.Parse
 				}
@@ -176,6 +188,8 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 				t.event(Millis(recv.Sub(t.Start)), Millis(g), Millis(gap), r, open)
 			case *sessionlog.Stderr:
 				stderr++
+			case *sessionlog.VerdictChange:
+				t.Changes = append(t.Changes, Change{At: at, To: r.To, Reason: r.Reason})
 			case *sessionlog.HangDetected:
 				t.Verdict = &Verdict{At: at, Kind: h.Msg, Reason: r.Reason}
 			case *sessionlog.ExitOverdue:

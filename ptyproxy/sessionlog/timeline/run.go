@@ -1,0 +1,85 @@
+package timeline
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog"
+)
+
+// Attempts returns t and the other attempts of its run, read from the logs
+// beside t's, first attempt first. Each attempt has a log of its own;
+// an attempt after a restart resumes the session of the one before, so its
+// command line names that session's id, and that is the link. A restart
+// that could not resume (its agent named no session) starts a run of its
+// own here.
+func (t *Timeline) Attempts(gap time.Duration) []*Timeline {
+	run := []*Timeline{t}
+	logs := sessionlog.List(filepath.Dir(t.Path)) // newest first
+	at := slices.IndexFunc(logs, func(p string) bool { return sameFile(p, t.Path) })
+	if at < 0 {
+		return run
+	}
+	// Earlier attempts: older logs, the one before named in this one's argv.
+	for i, cur := at+1, t; i < len(logs) && cur.Attempt > 1; i++ {
+		c := commandOf(logs[i])
+		if c == nil || c.Attempt != cur.Attempt-1 || c.Agent != cur.Agent {
+			continue
+		}
+		prev, err := Read(logs[i], gap)
+		if err != nil || !resumes(cur.Argv, prev.SessionID) {
+			continue
+		}
+		run = append([]*Timeline{prev}, run...)
+		cur = prev
+	}
+	// Later attempts: newer logs that resume this one's session.
+	for i, cur := at-1, t; i >= 0; i-- {
+		c := commandOf(logs[i])
+		if c == nil || c.Attempt != cur.Attempt+1 || c.Agent != cur.Agent || !resumes(c.Argv, cur.SessionID) {
+			continue
+		}
+		next, err := Read(logs[i], gap)
+		if err != nil {
+			continue
+		}
+		run = append(run, next)
+		cur = next
+	}
+	return run
+}
+
+// resumes reports whether an attempt's argv names session id: the resume
+// argument ("--resume ID", "--resume=ID", "resume ID").
+func resumes(argv []string, id string) bool {
+	return id != "" && slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, id) })
+}
+
+// commandOf reads a log's first record, the command of its attempt; nil
+// when it is not one.
+func commandOf(path string) *sessionlog.Command {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	if err != nil {
+		return nil
+	}
+	_, rec, err := sessionlog.Decode(line)
+	if c, ok := rec.(*sessionlog.Command); ok && err == nil {
+		return c
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
