@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy/cli"
+	"cursor-wrap/ptyproxy/htmltimeline"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
@@ -18,8 +20,9 @@ import (
 
 // inspectOptions are the flags of inspect.
 type inspectOptions struct {
-	json, last, lastHang bool
-	gap                  time.Duration
+	json, html, last, lastHang bool
+	out                        string
+	gap                        time.Duration
 	logDirFlags
 }
 
@@ -27,6 +30,8 @@ type inspectOptions struct {
 func inspectFlags(fs *flag.FlagSet) *inspectOptions {
 	var o inspectOptions
 	fs.BoolVar(&o.json, "json", false, "print the timeline as one JSON document")
+	fs.BoolVar(&o.html, "html", false, "write the run as one self-contained HTML page: its tool calls, silences and verdict on a time axis, one lane per attempt")
+	fs.StringVar(&o.out, "o", "", "with --html, write the page to this file instead of stdout")
 	fs.BoolVar(&o.last, "last", false, "inspect the newest log in the log dir")
 	fs.BoolVar(&o.lastHang, "last-hang", false, "inspect the newest log in the log dir of a session that hung")
 	fs.DurationVar(&o.gap, "gap", 10*time.Second, "mark silences at least this long")
@@ -35,7 +40,7 @@ func inspectFlags(fs *flag.FlagSet) *inspectOptions {
 }
 
 // inspect prints a session log as a timeline:
-// cursor-wrap inspect [--json] [--gap 10s] FILE | --last | --last-hang.
+// cursor-wrap inspect [--json | --html [-o FILE]] [--gap 10s] FILE | --last | --last-hang.
 func inspect(args []string) int {
 	o, flags, status, done := parse("inspect", args, inspectFlags, false)
 	if done {
@@ -50,6 +55,10 @@ func inspect(args []string) int {
 		return cli.Fail(job.ExitUsage, "inspect: --last or a FILE, not both\n%s", inspectUsage)
 	case !newest && flags.NArg() == 0:
 		return cli.Fail(job.ExitUsage, "inspect: which log? Give its FILE, or --last for the newest\n%s", inspectUsage)
+	case o.json && o.html:
+		return cli.Fail(job.ExitUsage, "inspect: --json or --html, not both\n%s", inspectUsage)
+	case o.out != "" && !o.html:
+		return cli.Fail(job.ExitUsage, "inspect: -o names the file --html writes; give --html too\n%s", inspectUsage)
 	case flags.NArg() > 1:
 		return cli.Fail(job.ExitUsage, "inspect: one FILE at a time, not %d\n%s", flags.NArg(), inspectUsage)
 	}
@@ -89,6 +98,9 @@ func inspect(args []string) int {
 		}
 		return cli.Fail(1, "%s is not a cursor-wrap session log: %s", path, t.Stopped.Error)
 	}
+	if o.html {
+		return writeHTML(t.Attempts(o.gap), o.out, o.gap)
+	}
 	if o.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -98,5 +110,23 @@ func inspect(args []string) int {
 		return 0
 	}
 	t.Format(os.Stdout, o.gap, term.IsTerminal(1) && os.Getenv("NO_COLOR") == "")
+	return 0
+}
+
+// writeHTML writes the page of a run's attempts to out ("" for stdout).
+func writeHTML(run []*timeline.Timeline, out string, gap time.Duration) int {
+	var page bytes.Buffer
+	if err := htmltimeline.Write(&page, run, gap); err != nil {
+		return cli.Fail(1, "%v", err)
+	}
+	if out == "" {
+		if _, err := os.Stdout.Write(page.Bytes()); err != nil {
+			return cli.Fail(1, "writing the page: %v", err)
+		}
+		return 0
+	}
+	if err := os.WriteFile(out, page.Bytes(), 0o600); err != nil {
+		return cli.Fail(1, "%v", err)
+	}
 	return 0
 }

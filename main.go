@@ -44,8 +44,8 @@ func init() {
 			Flags:   declares(shellInitFlags), Run: shellInit,
 		},
 		{
-			Name: "inspect", Args: "[--json] [--gap 10s] FILE | --last | --last-hang",
-			Summary: "a session log as a timeline",
+			Name: "inspect", Args: "[--json | --html [-o FILE]] [--gap 10s] FILE | --last | --last-hang",
+			Summary: "a session log as a timeline, or its run as an HTML page",
 			Flags:   declares(inspectFlags), Run: inspect,
 		},
 		{

@@ -1,0 +1,228 @@
+// Package htmltimeline draws a run's session logs as one self-contained HTML
+// page, for inspect --html: a time axis with each tool call as a bar by
+// kind and its deadline marked, silences shaded (those excused by evidence
+// told apart), warnings, the verdict and the kills, one lane per attempt.
+package htmltimeline
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
+)
+
+// The page is HTML and SVG, with no script at all, and its policy forbids
+// scripts and every fetch: whatever the log holds (it holds what the agent
+// wrote) can only ever be text, which html/template escapes by context.
+//
+//go:embed page.html.tmpl
+var pageText string
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"n":     func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"add":   func(a, b float64) float64 { return a + b },
+	"width": func(x0, x1 float64) float64 { return max(x1-x0, 0.5) },
+}).Parse(pageText))
+
+// palette is the number of colours for tool kinds (classes k0…).
+const palette = 10
+
+type legendItem struct {
+	Class, Label string
+	Count        int
+}
+
+// A row of the page's tool-call table.
+type callRow struct {
+	Attempt                          int
+	At, Kind, Command, Ran, Declared string
+	Open                             bool
+}
+
+type noteRow struct {
+	Attempt          int
+	At, What, Detail string
+}
+
+type page struct {
+	Title, Agent, Started, Duration string
+	Logs                            []string
+	Width, Height                   float64
+	Axis                            []mark
+	AxisY                           float64
+	Lanes                           []lane
+	Legend                          []legendItem
+	Calls                           int
+	Bars                            int
+	Listed                          []callRow
+	ListedAll                       bool
+	Notes                           []noteRow
+	Verdicts                        []string
+	Outcome                         string
+	Answer                          string
+	Stopped                         []string
+}
+
+// Write writes the page for a run's attempts, first attempt first (see
+// timeline.Run). Silences at least gap long are shaded.
+func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
+	if len(run) == 0 {
+		return fmt.Errorf("no attempt to draw")
+	}
+	first, last := run[0], run[len(run)-1]
+	s := scale{origin: first.Start, total: at(last, end(last)).Sub(first.Start)}
+	if s.total <= 0 {
+		s.total = time.Millisecond
+	}
+	class, legend := classes(run)
+	p := page{
+		Title:    "cursor-wrap session " + orDash(stream.Cut(stream.Display(last.SessionID), 80)),
+		Agent:    stream.Display(joinNonEmpty(last.Agent, last.Model)),
+		Started:  first.Start.UTC().Format("2006-01-02 15:04:05.000 MST"),
+		Duration: watchdog.Round(s.total),
+		Axis:     ticks(s),
+		AxisY:    24,
+		Legend:   legend,
+		Width:    labelWidth + plotWidth + 30,
+	}
+	y := 34.0
+	var calls []callRow
+	for i, t := range run {
+		bs, rows := bars(t, s, class)
+		l := lane{Y: y, X0: s.x(t.Start), X1: s.x(at(t, end(t))), Bars: bs, Rows: rows, Silences: silences(t, s, gap)}
+		l.Title = fmt.Sprintf("attempt %d", max(t.Attempt, i+1))
+		l.Marks = marks(t, s)
+		if v := t.Verdict; v != nil {
+			l.Verdict = v.Word()
+			p.Verdicts = append(p.Verdicts, fmt.Sprintf("%s: %s at %s: %s", l.Title, v.Word(), clock(at(t, v.At), s), stream.Display(v.Reason.Describe())))
+		}
+		if e := t.Exit; e != nil {
+			l.Exit = exitWords(e)
+		}
+		l.place(y)
+		y += l.Height + 10
+		p.Lanes = append(p.Lanes, l)
+		p.Calls += len(t.Calls)
+		p.Bars += len(bs)
+		p.Logs = append(p.Logs, stream.Display(t.Path))
+		for _, c := range t.Calls {
+			calls = append(calls, callRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, c.Start), s), Kind: stream.Cut(stream.Display(c.Kind), 40),
+				Command: stream.Cut(stream.Display(c.Command), maxText), Ran: watchdog.Round(time.Duration(c.Duration)),
+				Declared: declared(c), Open: c.Open})
+		}
+		for _, n := range t.Notes {
+			p.Notes = append(p.Notes, noteRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, n.At), s), What: stream.Display(n.What), Detail: stream.Cut(stream.Display(n.Detail), maxText)})
+		}
+		if st := t.Stopped; st != nil {
+			p.Stopped = append(p.Stopped, fmt.Sprintf("%s stops at line %d: %s", stream.Display(t.Path), st.Line, stream.Display(st.Error)))
+		}
+	}
+	p.Height = y
+	p.Listed, p.ListedAll = longest(calls, run)
+	if e := last.Exit; e != nil {
+		p.Outcome = exitWords(e)
+	}
+	p.Answer = stream.Cut(stream.Display(last.Answer), 2000)
+	return pageTemplate.Execute(w, p)
+}
+
+// marks are an attempt's instants: its notes (warnings among them), the
+// verdict, the kills and the exit.
+func marks(t *timeline.Timeline, s scale) []mark {
+	var out []mark
+	for _, n := range t.Notes {
+		cl := "note"
+		if n.What == "warning" || n.What == "agent_error" {
+			cl = "warn"
+		}
+		if n.What == "evidence" || n.What == "restart" {
+			continue // shown by the silence it excused, and the lane's title
+		}
+		out = append(out, mark{X: s.x(at(t, n.At)), Class: cl, Title: clock(at(t, n.At), s) + " " + stream.Display(n.What) + ": " + stream.Cut(stream.Display(n.Detail), maxText)})
+	}
+	if v := t.Verdict; v != nil {
+		out = append(out, mark{X: s.x(at(t, v.At)), Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + stream.Cut(stream.Display(v.Reason.Describe()), maxText)})
+	}
+	for _, k := range t.Kills {
+		out = append(out, mark{X: s.x(at(t, k.At)), Class: "kill", Title: clock(at(t, k.At), s) + " " + stream.Display(k.What) + " to " + stream.Display(k.Detail)})
+	}
+	if e := t.Exit; e != nil {
+		out = append(out, mark{X: s.x(at(t, e.At)), Class: "exit", Title: clock(at(t, e.At), s) + " " + exitWords(e)})
+	}
+	return out
+}
+
+func exitWords(e *timeline.Ended) string {
+	s := "no exit status"
+	if e.AgentCode != nil {
+		s = fmt.Sprintf("agent exited %d", *e.AgentCode)
+		if e.Signal != "" {
+			s = "agent killed by " + stream.Display(e.Signal)
+		}
+	}
+	if e.Status != nil {
+		s += fmt.Sprintf("; wrapper status %d (%s)", *e.Status, stream.Display(e.Cause))
+	}
+	return s
+}
+
+func declared(c timeline.Call) string {
+	if c.Declared == 0 {
+		return "-"
+	}
+	return watchdog.Round(time.Duration(c.Declared))
+}
+
+// longest keeps the table short: every call of a run with few, else the
+// longest, in the order they started. It says whether it kept them all.
+func longest(calls []callRow, run []*timeline.Timeline) ([]callRow, bool) {
+	if len(calls) <= maxListed {
+		return calls, true
+	}
+	type ranked struct {
+		i int
+		d timeline.Millis
+	}
+	var all []ranked
+	for _, t := range run {
+		for _, c := range t.Calls {
+			all = append(all, ranked{len(all), c.Duration})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(b.d, a.d) })
+	keep := make([]int, 0, maxListed)
+	for _, r := range all[:maxListed] {
+		keep = append(keep, r.i)
+	}
+	slices.Sort(keep)
+	out := make([]callRow, len(keep))
+	for j, i := range keep {
+		out[j] = calls[i]
+	}
+	return out, false
+}
+
+func joinNonEmpty(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ", " + b
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

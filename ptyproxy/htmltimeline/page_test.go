@@ -1,0 +1,120 @@
+package htmltimeline
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
+	"cursor-wrap/watchdog"
+)
+
+func ms(d time.Duration) timeline.Millis { return timeline.Millis(d) }
+
+func draw(t *testing.T, gap time.Duration, run ...*timeline.Timeline) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, run, gap); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestHostileStaysText puts markup wherever the log's words reach the page
+// (ids, paths, kinds, commands, notes, the reason, the answer): none of it
+// may become markup. The browser test shows the same in chromium.
+func TestHostileStaysText(t *testing.T) {
+	evil := `</script><script>alert(1)</script><img src=x onerror=alert(2)>" onmouseover="alert(3)` + "\u202e\u2066"
+	code := 0
+	tl := &timeline.Timeline{
+		Path: "/logs/" + evil, SessionID: evil, Agent: evil, Model: evil, Start: time.Unix(1700000000, 0),
+		Calls:   []timeline.Call{{ID: "c1", Kind: evil, Command: evil, Start: ms(time.Second), Duration: ms(5 * time.Second)}},
+		Entries: []timeline.Entry{{At: ms(time.Second), What: evil}, {At: ms(30 * time.Second), Gap: ms(29 * time.Second), What: evil}},
+		Notes:   []timeline.Entry{{At: ms(2 * time.Second), What: "warning", Detail: evil}, {At: ms(3 * time.Second), What: "evidence", Detail: evil}},
+		Verdict: &timeline.Verdict{At: ms(40 * time.Second), Kind: "hang_detected", Reason: watchdog.Reason{Kind: evil,
+			OpenCalls: []watchdog.OpenCall{{ID: "c1", Kind: evil, Command: evil}}}},
+		Kills:   []timeline.Entry{{At: ms(41 * time.Second), What: evil, Detail: evil}},
+		Exit:    &timeline.Ended{At: ms(42 * time.Second), AgentCode: &code, Signal: evil, Cause: evil, Status: &code},
+		Answer:  evil,
+		Stopped: &timeline.StoppedAt{Line: 3, Error: evil},
+	}
+	page := draw(t, 10*time.Second, tl)
+	for _, bad := range []string{"<script", "<img", `" onmouseover`, "\u202e", "\u2066"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			t.Errorf("the page holds %q", bad)
+		}
+	}
+	if !strings.Contains(page, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the markup is not shown as text:\n%s", page)
+	}
+}
+
+var barCalls = regexp.MustCompile(`<rect class="bar k\d" data-calls="(\d+)"`)
+
+// countBars counts the bars of a page and the calls they stand for.
+func countBars(page string) (n, calls int) {
+	for _, m := range barCalls.FindAllStringSubmatch(page, -1) {
+		c, _ := strconv.Atoi(m[1])
+		n, calls = n+1, calls+c
+	}
+	return n, calls
+}
+
+// TestManyCalls draws 5,000 calls over three hours: the calls narrower than
+// a pixel merge, the bars still stand for every call, and the page stays
+// small.
+func TestManyCalls(t *testing.T) {
+	tl := &timeline.Timeline{Start: time.Unix(1700000000, 0), Path: "long.jsonl"}
+	kinds := []string{"shellToolCall", "readToolCall", "editToolCall"}
+	for i := range 5000 {
+		took := time.Second + time.Duration(i%7)*100*time.Millisecond
+		if i%500 == 0 {
+			took = 4 * time.Minute
+		}
+		tl.Calls = append(tl.Calls, timeline.Call{ID: fmt.Sprint(i), Kind: kinds[i%5%3], Command: fmt.Sprintf("step %d", i),
+			Start: ms(time.Duration(i) * 2 * time.Second), Duration: ms(took), Declared: ms(10 * time.Minute)})
+		tl.Entries = append(tl.Entries, timeline.Entry{At: ms(time.Duration(i) * 2 * time.Second)})
+	}
+	page := draw(t, 10*time.Second, tl)
+	n, calls := countBars(page)
+	if calls != 5000 || n >= 2000 || n < 10 {
+		t.Errorf("%d bars stand for %d calls; want 5000 calls in far fewer bars", n, calls)
+	}
+	if len(page) > 512<<10 {
+		t.Errorf("the page is %d KB", len(page)>>10)
+	}
+	t.Logf("5000 calls: %d bars, %d KB", n, len(page)>>10)
+}
+
+// TestSilences tells the three kinds of silence apart: one while a tool
+// ran, one the model connection excused, one nothing excused.
+func TestSilences(t *testing.T) {
+	s := func(d time.Duration) timeline.Millis { return ms(d * time.Second) }
+	tl := &timeline.Timeline{Start: time.Unix(1700000000, 0),
+		Entries: []timeline.Entry{{At: s(1)}, {At: s(30), Gap: s(29)}, {At: s(60), Gap: s(30)}, {At: s(61)}, {At: s(100), Gap: s(39)}},
+		Calls:   []timeline.Call{{ID: "a", Kind: "shellToolCall", Command: "make", Start: s(1), Duration: s(29)}},
+		Notes:   []timeline.Entry{{At: s(50), What: "evidence", Detail: "the connection to 1.2.3.4:443"}},
+	}
+	page := draw(t, 10*time.Second, tl)
+	for class, want := range map[string]int{"excused-tool": 1, "excused-evidence": 1, "silence": 1} {
+		if got := strings.Count(page, `<rect class="`+class+`"`); got != want {
+			t.Errorf("%d silences of class %s, want %d", got, class, want)
+		}
+	}
+}
+
+func TestTicks(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "+0", 10 * time.Second: "+10s", 2 * time.Minute: "+2m",
+		90 * time.Minute: "+1h30m", 3 * time.Hour: "+3h", 200 * time.Millisecond: "+200ms"} {
+		if got := "+" + short(d); got != want {
+			t.Errorf("short(%s) = %q, want %q", d, got, want)
+		}
+	}
+	if n := len(ticks(scale{total: 3 * time.Hour})); n < 4 || n > 11 {
+		t.Errorf("%d ticks on a 3h axis", n)
+	}
+}
