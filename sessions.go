@@ -72,7 +72,7 @@ func sessions(args []string) int {
 		return 0
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "START\tTOOK\tAGENT\tOUTCOME\tEXIT\tSESSION\tPROMPT")
+	fmt.Fprintln(w, "START\tTOOK\tAGENT\tOUTCOME\tEXIT\tUSAGE\tSESSION\tPROMPT")
 	for _, s := range list {
 		start := s.Start
 		if t, err := time.Parse(time.RFC3339, s.Start); err == nil {
@@ -86,7 +86,11 @@ func sessions(args []string) int {
 		// What comes from a log reaches the terminal only as stream.Display
 		// shows it: a log holds whatever the agent wrote.
 		d := stream.Display
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d(start), took, cmp.Or(d(s.Agent), "-"), d(s.Outcome), status, cmp.Or(d(s.ID), "-"), d(s.Prompt))
+		usage := "not reported"
+		if s.Usage != nil {
+			usage = s.Usage.Usage().Short()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d(start), took, cmp.Or(d(s.Agent), "-"), d(s.Outcome), status, usage, cmp.Or(d(s.ID), "-"), d(s.Prompt))
 	}
 	if err := w.Flush(); err != nil {
 		return cli.Fail(1, "%v", err)

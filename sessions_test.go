@@ -79,13 +79,13 @@ func TestSessionsCommand(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(string(sessions()), "\n"), "\n")
 	want := []string{
-		`START +TOOK +AGENT +OUTCOME +EXIT +SESSION +PROMPT`,
-		`running +- +s-run +s-run prompt`,
-		`unfinished +- +s-kill +s-kill prompt`,
-		`interrupted +130 +s-int +s-int prompt`,
-		`hung \(idle\) +124 +s-hang +s-hang prompt`,
-		`failed \(status 3\) +3 +s-fail +s-fail prompt`,
-		`ok +0 +s-ok +s-ok prompt`,
+		`START +TOOK +AGENT +OUTCOME +EXIT +USAGE +SESSION +PROMPT`,
+		`running +- +not reported +s-run +s-run prompt`,
+		`unfinished +- +not reported +s-kill +s-kill prompt`,
+		`interrupted +130 +not reported +s-int +s-int prompt`,
+		`hung \(idle\) +124 +not reported +s-hang +s-hang prompt`,
+		`failed \(status 3\) +3 +not reported +s-fail +s-fail prompt`,
+		`ok +0 +not reported +s-ok +s-ok prompt`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("sessions:\n%s", strings.Join(lines, "\n"))

@@ -14,6 +14,7 @@ import (
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -60,6 +61,9 @@ type success struct {
 	Clamped     []config.Clamp `json:"clamped,omitempty"`
 	// AnswerBytes is the size of an answer cut to maxAnswer.
 	AnswerBytes int `json:"answer_bytes,omitempty"`
+	// Usage is what the agent reported it spent over the run; absent when
+	// it reported nothing, which is not 0.
+	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
 }
 
 // failure is the structured content of a call or run that ended without
@@ -80,6 +84,10 @@ type failure struct {
 	DurationMS  int64          `json:"duration_ms,omitempty"`
 	Suggestions []string       `json:"suggestions"`
 	Clamped     []config.Clamp `json:"clamped,omitempty"`
+	// Usage: as in success. usage says it in words for the text, "" for
+	// a call that ran no agent.
+	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
+	usage string
 }
 
 // A sentReason is a watchdog reason as the server sends it: at most
@@ -159,6 +167,9 @@ func (r *run) failure(f *failure) *final {
 	if f.SessionID != "" {
 		text += fmt.Sprintf(" Session %s can be continued: call start_agent (or run_agent) with resume=%q.", f.SessionID, f.SessionID)
 	}
+	if f.usage != "" {
+		text += " Usage: " + f.usage + "."
+	}
 	if f.LogPath != "" {
 		text += " The session log is " + f.LogPath + "."
 	}
@@ -206,11 +217,12 @@ func (r *run) result(res job.Result) *final {
 	status := r.job.Cmd.Status(out)
 	took := out.Ended.Sub(out.Started)
 	if (out.Cause == ptyproxy.Exited || out.Cause == ptyproxy.Overdue) && out.Done && status == 0 {
-		return r.answered(out, logPath, took)
+		return r.answered(out, logPath, took, res.Spent)
 	}
 	f := &failure{
 		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: r.lim.Clamped,
 		Partial: &partial{StderrTail: r.stderr.String(r.redact), EventsCount: out.Lines, LastEvents: []string{}},
+		Usage:   usageRecord(res.Spent), usage: stream.UsageWords(res.Spent),
 	}
 	for _, l := range lines {
 		f.Partial.LastEvents = append(f.Partial.LastEvents, l.shown(r.redact))
@@ -256,11 +268,12 @@ const maxAnswer = 256 << 10
 
 // answered is the result of a run whose agent gave its answer: the answer
 // as text, then one line for the caller's bookkeeping.
-func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration) *final {
+func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration, spent *stream.Usage) *final {
 	s := &success{
 		RunID: r.id, State: stateFinished,
 		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: r.job.Cmd.Status(out),
 		LogPath: logPath, IdleTimeout: r.lim.Idle.String(), HardTimeout: r.lim.Hard.String(), Clamped: r.lim.Clamped,
+		Usage: usageRecord(spent),
 	}
 	answer := r.redact(out.Answer)
 	if strings.TrimSpace(answer) == "" {
@@ -274,12 +287,22 @@ func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration)
 	if out.ToolCalls == 1 {
 		calls = "1 tool call"
 	}
-	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; log %s", orNone(out.SessionID), watchdog.Round(took), calls, logPath)
+	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; usage: %s; log %s", orNone(out.SessionID), watchdog.Round(took), calls, stream.UsageWords(spent), logPath)
 	for _, cl := range r.lim.Clamped {
 		note += fmt.Sprintf("; %s %s was clamped to %s (%s)", cl.Name, cl.Requested, cl.Applied, cl.Bound)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: r.redact(note)}}
 	return &final{state: stateFinished, phase: stateFinished, content: content, structured: r.seal(s)}
+}
+
+// usageRecord is a run's usage as the results and the log write it, nil
+// when the agent reported nothing.
+func usageRecord(u *stream.Usage) *sessionlog.UsageRecord {
+	if u == nil {
+		return nil
+	}
+	rec := sessionlog.UsageOf(*u)
+	return &rec
 }
 
 func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {

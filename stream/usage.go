@@ -232,7 +232,7 @@ func readUsage(s *scanner, keys usageKeys) *Usage {
 }
 
 // String says the usage for people: "tokens in 1,200, out 340, cache
-// read 9,000, write 0; $0.0123", the cache and the cost only when the
+// read 9,000, write 0, cost $0.0123", the cache and the cost only when the
 // agent reported them.
 func (u Usage) String() string {
 	s := "tokens in " + thousands(u.Input) + ", out " + thousands(u.Output)
@@ -240,9 +240,35 @@ func (u Usage) String() string {
 		s += ", cache read " + thousands(u.CacheRead) + ", write " + thousands(u.CacheWrite)
 	}
 	if u.HasCost {
-		s += "; " + Dollars(u.CostUSD)
+		s += ", cost " + Dollars(u.CostUSD)
 	}
 	return s
+}
+
+// Short says the usage in a few columns: "in 1.2k out 340 cache 9k
+// $0.0123", the cache counting reads and writes.
+func (u Usage) Short() string {
+	s := "in " + compact(u.Input) + " out " + compact(u.Output)
+	if cache := satAdd(u.CacheRead, u.CacheWrite); cache != 0 {
+		s += " cache " + compact(cache)
+	}
+	if u.HasCost {
+		s += " " + Dollars(u.CostUSD)
+	}
+	return s
+}
+
+// compact writes a count in at most about four characters: 950, 12.3k, 4.1M.
+func compact(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 999_950: // Not "1000.0k".
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	case n < 999_950_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+	}
+	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
 }
 
 // UsageWords says u, or that the agent reported nothing (u nil), which is

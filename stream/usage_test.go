@@ -198,13 +198,29 @@ func TestUsageWords(t *testing.T) {
 	}{
 		{nil, "not reported"},
 		{&Usage{}, "tokens in 0, out 0"},
-		{&Usage{Input: 1200, Output: 340, CacheRead: 9000, CostUSD: 0.0123, HasCost: true}, "tokens in 1,200, out 340, cache read 9,000, write 0; $0.0123"},
-		{&Usage{Input: 1234567, Output: 12, CostUSD: 12.345, HasCost: true}, "tokens in 1,234,567, out 12; $12.35"},
-		{&Usage{Input: math.MaxInt64, CostUSD: 0.00066, HasCost: true}, "tokens in 9,223,372,036,854,775,807, out 0; $0.00066"},
-		{&Usage{CostUSD: 0, HasCost: true}, "tokens in 0, out 0; $0"},
+		{&Usage{Input: 1200, Output: 340, CacheRead: 9000, CostUSD: 0.0123, HasCost: true}, "tokens in 1,200, out 340, cache read 9,000, write 0, cost $0.0123"},
+		{&Usage{Input: 1234567, Output: 12, CostUSD: 12.345, HasCost: true}, "tokens in 1,234,567, out 12, cost $12.35"},
+		{&Usage{Input: math.MaxInt64, CostUSD: 0.00066, HasCost: true}, "tokens in 9,223,372,036,854,775,807, out 0, cost $0.00066"},
+		{&Usage{CostUSD: 0, HasCost: true}, "tokens in 0, out 0, cost $0"},
 	} {
 		if got := UsageWords(tc.u); got != tc.want {
 			t.Errorf("UsageWords(%+v) = %q, want %q", tc.u, got, tc.want)
+		}
+	}
+}
+
+func TestUsageShort(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		u    Usage
+		want string
+	}{
+		{Usage{}, "in 0 out 0"},
+		{Usage{Input: 1234, Output: 340, CacheRead: 9000, CacheWrite: 50, CostUSD: 0.0123, HasCost: true}, "in 1.2k out 340 cache 9.1k $0.0123"},
+		{Usage{Input: 999, Output: 4_100_000, CacheRead: 2_500_000_000}, "in 999 out 4.1M cache 2.5G"},
+	} {
+		if got := tc.u.Short(); got != tc.want {
+			t.Errorf("Short(%+v) = %q, want %q", tc.u, got, tc.want)
 		}
 	}
 }

@@ -62,6 +62,7 @@ type Job struct {
 	mu      sync.Mutex
 	log     *sessionlog.File // the running attempt's
 	notes   notices          // notify.go
+	spent   stream.Tally     // over the attempts, each adding its total
 }
 
 // Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds.
@@ -81,6 +82,9 @@ type Result struct {
 	// Model is the model the last attempt asked for, when it was one of
 	// fallback_models rather than the run's own.
 	Model string
+	// Spent is what the agent reported it spent over the run's attempts
+	// so far, nil when it reported nothing (which is not 0).
+	Spent *stream.Usage
 }
 
 // Run runs attempts until one ends without a hang or the restarts are
@@ -312,7 +316,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		OnSession:   onSession,
 		OnStatus:    warn.status,
 	})
-	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n}
+	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n, Spent: j.spend(out.Usage)}
 	if m := j.Cmd.Profile.Model(args); m != j.Cmd.Profile.Model(j.Cmd.Args) {
 		res.Model = m
 	}

@@ -44,6 +44,9 @@ func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	if m.Cwd == "" {
 		m.Cwd, _ = os.Getwd()
 	}
+	if ev != notify.Warn && j.Cmd.Mode == stream.Events {
+		m.Usage = stream.UsageWords(res.Spent)
+	}
 	if p := j.Cmd.Profile; p != nil {
 		m.Agent = p.Name
 		m.Prompt = promptStart(p.Prompt(j.Cmd.Args))

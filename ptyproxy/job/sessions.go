@@ -22,6 +22,9 @@ type Session struct {
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	LogPath    string `json:"log_path"`
 	Hung       bool   `json:"hung,omitempty"`
+	// Usage is what the agent reported it spent in the attempt (so far,
+	// while it runs); absent when it reported nothing, which is not 0.
+	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
 }
 
 // Sessions lists at most limit session logs in dir, newest first.
@@ -59,6 +62,9 @@ func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
 	si := Session{ID: t.SessionID, Start: t.Start.Format(time.RFC3339), Agent: t.Agent, LogPath: t.Path}
 	if p, err := stream.ProfileNamed(t.Agent); err == nil {
 		si.Prompt = promptStart(p.Prompt(t.Argv))
+	}
+	if n := len(t.Usage); n > 0 {
+		si.Usage = &t.Usage[n-1].UsageRecord
 	}
 	e := t.Exit
 	if e == nil || e.Cause == "" {

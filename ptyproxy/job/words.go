@@ -22,6 +22,9 @@ func (c Command) Summary(r Result) string {
 	} else {
 		s = fmt.Sprintf("the agent %s after %s", c.outcomeWords(out), took)
 	}
+	if c.Mode == stream.Events {
+		s += "; usage: " + stream.UsageWords(r.Spent)
+	}
 	s += "; longest silence " + watchdog.Round(out.LongestSilence)
 	if len(out.SilenceOpen) > 0 {
 		call := out.SilenceOpen[0]

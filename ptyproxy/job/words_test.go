@@ -16,16 +16,22 @@ func TestSummary(t *testing.T) {
 	start := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	out := ptyproxy.Outcome{Started: start, Ended: start.Add(1500 * time.Millisecond), ExitCode: 0, LongestSilence: time.Second}
 	res := Result{Outcome: out, LogPath: "/logs/x.jsonl"}
+	spent := res
+	spent.Spent = &stream.Usage{Input: 1200, Output: 340, CacheRead: 9000, CostUSD: 0.0123, HasCost: true}
 	for _, tc := range []struct {
 		name string
 		cmd  Command
+		res  Result
 		want string
 	}{
-		{"events", Command{Mode: stream.Events}, "session (no id) exited 0 without a result after 1.5s; 0 tool calls; longest silence 1s; log /logs/x.jsonl"},
-		// No session, tool calls or result to speak of in bytes.
-		{"bytes", Command{Mode: stream.Bytes}, "the agent exited 0 after 1.5s; longest silence 1s; log /logs/x.jsonl"},
+		// An agent that reported nothing is said to, not to have spent 0.
+		{"events", Command{Mode: stream.Events}, res, "session (no id) exited 0 without a result after 1.5s; 0 tool calls; usage: not reported; longest silence 1s; log /logs/x.jsonl"},
+		{"spent", Command{Mode: stream.Events}, spent,
+			"session (no id) exited 0 without a result after 1.5s; 0 tool calls; usage: tokens in 1,200, out 340, cache read 9,000, write 0, cost $0.0123; longest silence 1s; log /logs/x.jsonl"},
+		// No session, tool calls, result or usage to speak of in bytes.
+		{"bytes", Command{Mode: stream.Bytes}, res, "the agent exited 0 after 1.5s; longest silence 1s; log /logs/x.jsonl"},
 	} {
-		if got := tc.cmd.Summary(res); got != tc.want {
+		if got := tc.cmd.Summary(tc.res); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}

@@ -89,17 +89,20 @@ func Label(t string) string {
 // POST: text (Slack, Mattermost) and content (Discord) hold the same
 // one-line summary; the other fields are for programs.
 type Message struct {
-	Text      string    `json:"text"`
-	Content   string    `json:"content"`
-	Event     Event     `json:"event"`
-	Agent     string    `json:"agent"`
-	SessionID string    `json:"session_id"`
-	Prompt    string    `json:"prompt"` // its first words
-	Cwd       string    `json:"cwd"`
-	Reason    string    `json:"reason"` // in words
-	Log       string    `json:"log"`
-	Resume    string    `json:"resume,omitempty"` // a command that resumes the session
-	Time      time.Time `json:"time"`
+	Text      string `json:"text"`
+	Content   string `json:"content"`
+	Event     Event  `json:"event"`
+	Agent     string `json:"agent"`
+	SessionID string `json:"session_id"`
+	Prompt    string `json:"prompt"` // its first words
+	Cwd       string `json:"cwd"`
+	Reason    string `json:"reason"` // in words
+	Log       string `json:"log"`
+	Resume    string `json:"resume,omitempty"` // a command that resumes the session
+	// Usage says what the agent reported it spent over the run so far, or
+	// "not reported"; "" in a warning, which comes mid-attempt.
+	Usage string    `json:"usage,omitempty"`
+	Time  time.Time `json:"time"`
 	// Mentions keeps Discord from pinging anyone a prompt names.
 	Mentions struct {
 		Parse []string `json:"parse"`
@@ -117,7 +120,11 @@ func (m *Message) Title() string {
 
 // summary is the one-line text: the title, the reason and where.
 func (m *Message) summary() string {
-	s := m.Title() + ": " + m.Reason + ". Session " + cmp.Or(m.SessionID, "(no id)")
+	s := m.Title() + ": " + m.Reason
+	if m.Usage != "" {
+		s += "; usage: " + m.Usage
+	}
+	s += ". Session " + cmp.Or(m.SessionID, "(no id)")
 	if m.Cwd != "" {
 		s += " in " + m.Cwd
 	}
