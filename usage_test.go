@@ -164,3 +164,39 @@ func TestMCPUsage(t *testing.T) {
 		t.Errorf("failed: %+v", res)
 	}
 }
+
+// TestUsageEveryAgent replays each agent's real capture through the built
+// binary, as that agent: the log's usage records and the exit record's
+// usage are what the agent reported, counted its way.
+func TestUsageEveryAgent(t *testing.T) {
+	t.Parallel()
+	const cost = 0.00066
+	for _, tc := range []struct {
+		agent, capture string
+		reports        int
+		want           map[string]any
+	}{
+		{"claude", "agents/claude-B.jsonl", 3, map[string]any{"input_tokens": 100.0, "output_tokens": 24.0, "cache_read_tokens": 0.0, "cache_write_tokens": 0.0, "cost_usd": cost}},
+		{"codex", "agents/codex-B.jsonl", 1, map[string]any{"input_tokens": 100.0, "output_tokens": 24.0, "cache_read_tokens": 0.0, "cache_write_tokens": 0.0}},
+		{"gemini", "agents/gemini-B.jsonl", 1, map[string]any{"input_tokens": 100.0, "output_tokens": 24.0, "cache_read_tokens": 0.0, "cache_write_tokens": 0.0}},
+		{"opencode", "agents/opencode-B.jsonl", 2, map[string]any{"input_tokens": 100.0, "output_tokens": 24.0, "cache_read_tokens": 0.0, "cache_write_tokens": 0.0, "cost_usd": cost}},
+		// cursor-agent cannot run here: a public capture of a 2026.08 build.
+		{"cursor", "noisy.jsonl", 1, map[string]any{"input_tokens": 86214.0, "output_tokens": 377.0, "cache_read_tokens": 14720.0, "cache_write_tokens": 0.0}},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			t.Parallel()
+			capture := filepath.Join("stream", "testdata", tc.capture)
+			r := runWrapper(t, []string{steps("replay", capture, "100", "exit", "0")}, nil, "--agent", tc.agent, "--", "fix it")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if n := len(logRecords(t, r.logDir, "usage")); n != tc.reports {
+				t.Errorf("%d usage records, want %d", n, tc.reports)
+			}
+			exit := firstRecord(t, r.logDir, "exit")
+			if u, _ := exit["usage"].(map[string]any); !sameFields(u, tc.want) {
+				t.Errorf("exit record's usage %v, want %v", exit["usage"], tc.want)
+			}
+		})
+	}
+}
