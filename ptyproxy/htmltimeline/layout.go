@@ -48,6 +48,7 @@ type silence struct {
 // A mark is an instant: a note, the verdict, a kill, the exit.
 type mark struct {
 	X, Y1, Y2 float64
+	Left      bool // its label goes left of it, on the plot's right half
 	Class     string
 	Label     string
 	Title     string

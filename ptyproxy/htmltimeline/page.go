@@ -62,6 +62,8 @@ type page struct {
 	Legend                          []legendItem
 	Calls                           int
 	Bars                            int
+	Tokens                          *tokenLane
+	Spent                           string
 	Listed                          []callRow
 	ListedAll                       bool
 	Notes                           []noteRow
@@ -125,6 +127,10 @@ func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 			p.Stopped = append(p.Stopped, fmt.Sprintf("%s stops at line %d: %s", stream.Display(t.Path), st.Line, stream.Display(st.Error)))
 		}
 	}
+	if p.Tokens = tokens(run, s, y); p.Tokens != nil {
+		y += p.Tokens.Height + 10
+		p.Spent = p.Tokens.Total
+	}
 	p.Height = y
 	p.Listed, p.ListedAll = longest(calls, run)
 	if e := last.Exit; e != nil {
@@ -149,7 +155,8 @@ func marks(t *timeline.Timeline, s scale) []mark {
 		out = append(out, mark{X: s.x(at(t, n.At)), Class: cl, Title: clock(at(t, n.At), s) + " " + stream.Display(n.What) + ": " + stream.Cut(stream.Display(n.Detail), maxText)})
 	}
 	if v := t.Verdict; v != nil {
-		out = append(out, mark{X: s.x(at(t, v.At)), Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + stream.Cut(stream.Display(v.Reason.Describe()), maxText)})
+		x := s.x(at(t, v.At))
+		out = append(out, mark{X: x, Left: x > labelWidth+plotWidth/2, Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + stream.Cut(stream.Display(v.Reason.Describe()), maxText)})
 	}
 	for _, k := range t.Kills {
 		out = append(out, mark{X: s.x(at(t, k.At)), Class: "kill", Title: clock(at(t, k.At), s) + " " + stream.Display(k.What) + " to " + stream.Display(k.Detail)})

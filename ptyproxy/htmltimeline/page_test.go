@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/watchdog"
 )
@@ -116,5 +117,23 @@ func TestTicks(t *testing.T) {
 	}
 	if n := len(ticks(scale{total: 3 * time.Hour})); n < 4 || n > 11 {
 		t.Errorf("%d ticks on a 3h axis", n)
+	}
+}
+
+// TestTokens draws what the run spent, the second attempt's total added to
+// the first's, and no tokens lane for a run whose agent reported nothing.
+func TestTokens(t *testing.T) {
+	start := time.Unix(1700000000, 0)
+	used := func(at time.Duration, in, out int64) timeline.UsageAt {
+		return timeline.UsageAt{At: ms(at), UsageRecord: sessionlog.UsageRecord{InputTokens: in, OutputTokens: out}}
+	}
+	first := &timeline.Timeline{Start: start, Attempt: 1, Usage: []timeline.UsageAt{used(time.Second, 100, 10), used(2*time.Second, 300, 40)}}
+	second := &timeline.Timeline{Start: start.Add(5 * time.Second), Attempt: 2, Usage: []timeline.UsageAt{used(time.Second, 50, 5)}}
+	page := draw(t, time.Minute, first, second)
+	if !strings.Contains(page, `id="tokens"`) || !strings.Contains(page, "the run&#39;s total: tokens in 350, out 45") {
+		t.Errorf("no tokens lane, or not the run's total:\n%s", page)
+	}
+	if page := draw(t, time.Minute, &timeline.Timeline{Start: start}); strings.Contains(page, `id="tokens"`) {
+		t.Errorf("a tokens lane for a run that reported no usage")
 	}
 }

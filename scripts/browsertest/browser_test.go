@@ -85,7 +85,9 @@ type seen struct {
 	Bars, Calls, Lanes, Scripts, Imgs, Handlers int
 	Pwned                                       bool
 	Verdicts                                    []string
+	Tokens                                      bool
 	Outcome, CallTable, Answer, Title, Text     string
+	Spent                                       string
 }
 
 const look = `(() => {
@@ -100,6 +102,7 @@ const look = `(() => {
 		Scripts: document.querySelectorAll("script").length, Imgs: document.querySelectorAll("img").length,
 		Handlers: handlers, Pwned: window.__pwned !== undefined,
 		Verdicts: Array.from(document.querySelectorAll(".verdict p, p.verdict"), p => p.textContent),
+		Tokens: document.querySelector("#tokens") !== null, Spent: text("#spent"),
 		Outcome: text("#outcome"), CallTable: text("#calltable"), Answer: text("#answer"),
 		Title: document.title, Text: document.body.innerText,
 	};
@@ -131,7 +134,7 @@ func TestTimelineInBrowser(t *testing.T) {
 		"line", started("a", "readToolCall", "README.md", 0), "sleep", "100ms", "line", completed("a"),
 		"line", started("b", "shellToolCall", "go test ./...", 30000), "sleep", "300ms", "line", completed("b"),
 		"hang-once", marker,
-		"line", `{"type":"result","subtype":"success","result":"all green","session_id":"short-1"}`,
+		"line", `{"type":"result","subtype":"success","result":"all green","session_id":"short-1","usage":{"inputTokens":1200,"outputTokens":340}}`,
 	}, "--agent-bin", agentBin, "--log-dir", shortLogs, "--idle-timeout", "1s", "--restarts", "1", "--", "-p", "run the tests")
 	if code != 0 {
 		t.Fatalf("the short run exited %d", code)
@@ -220,6 +223,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	if len(short.Verdicts) != 1 || !strings.HasPrefix(short.Verdicts[0], "attempt 1: hang (idle) at +") {
 		t.Errorf("short page: verdicts %q, want attempt 1's idle hang", short.Verdicts)
 	}
+	if !short.Tokens || short.Spent != "the run's total: tokens in 1,200, out 340" {
+		t.Errorf("short page: tokens lane %v, spent %q", short.Tokens, short.Spent)
+	}
 	if !strings.Contains(short.Outcome, "wrapper status 0") || !strings.Contains(short.CallTable, "go test ./...") {
 		t.Errorf("short page: outcome %q, call table %q", short.Outcome, short.CallTable)
 	}
@@ -230,6 +236,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	}
 	if len(lp.Verdicts) != 1 || !strings.Contains(lp.Verdicts[0], "hang (tool)") || !strings.Contains(lp.Verdicts[0], "make integration") {
 		t.Errorf("long page: verdicts %q", lp.Verdicts)
+	}
+	if !lp.Tokens || !strings.Contains(lp.Spent, "tokens in 1,485,000, out 396,000") {
+		t.Errorf("long page: tokens lane %v, spent %q", lp.Tokens, lp.Spent)
 	}
 	for _, want := range []string{"5000 tool calls", "the 50 longest of 5000", "wrapper status 124 (hung)"} {
 		if !strings.Contains(lp.Text, want) {
@@ -246,6 +255,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(h.Answer, hostileAnswer) || !strings.Contains(h.Title, "</script>") {
 		t.Errorf("hostile page: answer %q, title %q", h.Answer, h.Title)
+	}
+	if h.Tokens {
+		t.Errorf("hostile page: a tokens lane for a run that reported no usage")
 	}
 	if strings.ContainsRune(h.Text, '\u202e') {
 		t.Errorf("hostile page shows a bidi control")

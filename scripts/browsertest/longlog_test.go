@@ -17,7 +17,8 @@ const (
 )
 
 // writeLongLog writes the session log of a three-hour cursor-agent run with
-// 5,000 tool calls of five kinds (some of them long and overlapping), a
+// 5,000 tool calls of five kinds (some of them long and overlapping), its
+// usage every 50 calls, a
 // silence the model connection excused, one the agent's busy processes
 // excused, a warning, and at the end a call past its deadline: a hang, its
 // kills and the exit.
@@ -104,6 +105,11 @@ func writeLongLog(t *testing.T, path string) {
 		flush(at)
 		event(at, map[string]any{"type": "tool_call", "subtype": "started", "call_id": id, "tool_call": call(kind, id, fmt.Sprintf("step %d of the refactor", i), 600000)})
 		pending = append(pending, end{at + took, id, kind})
+		if i%50 == 49 { // Claude-like: the running total after each turn.
+			n := int64(i + 1)
+			rec(at+time.Millisecond, "INFO", "usage", map[string]any{"input_tokens": 300 * n, "output_tokens": 80 * n,
+				"cache_read_tokens": 9000 * n, "cache_write_tokens": 0, "cost_usd": 0.004 * float64(n)})
+		}
 		at += step
 	}
 	flush(longDuration)

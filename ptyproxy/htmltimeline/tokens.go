@@ -1,0 +1,96 @@
+package htmltimeline
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog/timeline"
+	"cursor-wrap/stream"
+)
+
+// maxTokenDots is how many recorded totals the tokens lane marks, for
+// hovering; a run with more shows only the line.
+const maxTokenDots = 200
+
+// A tokenLane draws what the run spent over time: the input and output
+// tokens (what max_tokens counts) as a step line, each attempt's running
+// total added to the attempts' before it. Only a run whose agent reported
+// usage has one.
+type tokenLane struct {
+	Y, Height, TitleY, Base float64
+	X0, X1                  float64
+	Path                    string // the step line, in SVG path syntax
+	Top                     string // the highest total, at the lane's top
+	Total                   string // the run's total in words
+	Dots                    []mark
+}
+
+// tokens lays out the tokens lane at y; nil when no attempt reported usage.
+func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
+	type point struct {
+		x    float64
+		when time.Time
+		u    stream.Usage
+	}
+	var points []point
+	var before stream.Usage
+	for _, t := range run {
+		var last stream.Usage
+		for _, r := range t.Usage {
+			last = r.Usage()
+			when := at(t, r.At)
+			p := point{s.x(when), when, plus(before, last)}
+			// One point a pixel column: its last total.
+			if n := len(points); n > 0 && int(points[n-1].x) == int(p.x) {
+				points[n-1] = p
+			} else {
+				points = append(points, p)
+			}
+		}
+		before = plus(before, last)
+	}
+	if len(points) == 0 {
+		return nil
+	}
+	var top int64
+	for _, p := range points {
+		top = max(top, p.u.Tokens())
+	}
+	l := &tokenLane{Y: y, TitleY: y + 12, Height: 56, X0: s.x(run[0].Start), X1: s.x(at(run[len(run)-1], end(run[len(run)-1])))}
+	l.Base = y + 50
+	l.Top, l.Total = compact(top)+" tokens", "the run's total: "+before.String()
+	level := func(u stream.Usage) float64 {
+		if top == 0 {
+			return l.Base
+		}
+		return l.Base - 34*float64(u.Tokens())/float64(top)
+	}
+	path := fmt.Sprintf("M%.1f %.1f", l.X0, l.Base)
+	for _, p := range points {
+		path += fmt.Sprintf("H%.1fV%.1f", p.x, level(p.u))
+	}
+	l.Path = path + fmt.Sprintf("H%.1f", l.X1)
+	if len(points) <= maxTokenDots {
+		for _, p := range points {
+			l.Dots = append(l.Dots, mark{X: p.x, Y1: level(p.u), Title: clock(p.when, s) + " " + p.u.String()})
+		}
+	}
+	return l
+}
+
+func plus(a, b stream.Usage) stream.Usage {
+	return stream.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
+		CacheWrite: a.CacheWrite + b.CacheWrite, CostUSD: a.CostUSD + b.CostUSD, HasCost: a.HasCost || b.HasCost}
+}
+
+// compact writes a count in a few characters: 950, 12.3k, 4.1M.
+func compact(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}
