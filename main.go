@@ -54,6 +54,11 @@ func init() {
 			Flags:   declares(sessionsFlags), Run: sessions,
 		},
 		{
+			Name: "report", Args: "[--since 7d|DATE] [--agent A] [--json] [--log-dir DIR] [FILE...]",
+			Summary: "per agent and day: how the runs ended, their time, their spend",
+			Flags:   declares(reportFlags), Run: reportCmd,
+		},
+		{
 			Name: "config", Args: "[--init | --defaults] [--config FILE] [flags]",
 			Summary: "the effective config, or a new file",
 			Flags:   declares(configFlags), Run: configCmd,

@@ -10,6 +10,8 @@ package job
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -110,8 +112,9 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 	}
 	args, why := j.Cmd.Args, ""
 	restarts, fallbacks := 0, 0
+	run := newRunID()
 	for attempt := 1; ; attempt++ {
-		res, err := j.attempt(ctx, attempt, why, args, first)
+		res, err := j.attempt(ctx, run, attempt, why, args, first)
 		if err != nil {
 			j.ended(res, err)
 			return res, err
@@ -137,6 +140,14 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		}
 		args, first, why = next.args, next.stdin, next.why
 	}
+}
+
+// newRunID names a run in its attempts' logs, so that a report counts
+// them as one run.
+func newRunID() string {
+	var id [8]byte
+	_, _ = rand.Read(id[:]) // Never fails (crypto/rand).
+	return hex.EncodeToString(id[:])
 }
 
 // A restart is how the next attempt runs, and why.
@@ -265,8 +276,8 @@ func (j *Job) sleep(ctx context.Context, d time.Duration) (os.Signal, bool) {
 	}
 }
 
-// attempt runs one attempt with its own session log.
-func (j *Job) attempt(ctx context.Context, n int, why string, args []string, stdin io.Reader) (Result, error) {
+// attempt runs attempt n of the run called run, with its own session log.
+func (j *Job) attempt(ctx context.Context, run string, n int, why string, args []string, stdin io.Reader) (Result, error) {
 	// Followed before the config is read, an attempt misses no reload.
 	reloads, unfollow := j.follow()
 	defer unfollow()
@@ -283,7 +294,7 @@ func (j *Job) attempt(ctx context.Context, n int, why string, args []string, std
 		sink = io.MultiWriter(logFile, j.Tap)
 	}
 	rec := sessionlog.NewRecorder(sink, j.redact)
-	rec.Write(j.commandRecord(n, args))
+	rec.Write(j.commandRecord(run, n, args))
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
@@ -367,9 +378,9 @@ func (j *Job) parse() func(stream.Line) stream.Event {
 	}
 }
 
-// commandRecord says how attempt n starts the agent, secrets masked.
-func (j *Job) commandRecord(n int, args []string) sessionlog.Command {
-	c := sessionlog.Command{Attempt: n, Agent: j.Cmd.Profile.Name, Path: j.Cmd.Path,
+// commandRecord says how attempt n of run starts the agent, secrets masked.
+func (j *Job) commandRecord(run string, n int, args []string) sessionlog.Command {
+	c := sessionlog.Command{Attempt: n, Run: run, Agent: j.Cmd.Profile.Name, Path: j.Cmd.Path,
 		Argv: j.redact.Args(args), Env: j.redact.Env(j.Cmd.Env), Watch: j.Cmd.Watch()}
 	if l := j.Call; l != nil {
 		c.Via, c.IdleTimeout, c.HardTimeout, c.Clamped = l.Via, l.Idle.String(), l.Hard.String(), l.Clamped

@@ -40,12 +40,15 @@ type Header struct {
 // Command is how the agent was started: the first record of an attempt.
 type Command struct {
 	record
-	Attempt int      `json:"attempt"`
-	Agent   string   `json:"agent"`
-	Path    string   `json:"path"`
-	Argv    []string `json:"argv"` // secrets masked
-	Env     []string `json:"env"`  // secrets masked
-	Watch   string   `json:"watch"`
+	Attempt int `json:"attempt"`
+	// Run is the same in every attempt of a run, and only there: each
+	// attempt has a log of its own.
+	Run   string   `json:"run,omitempty"`
+	Agent string   `json:"agent"`
+	Path  string   `json:"path"`
+	Argv  []string `json:"argv"` // secrets masked
+	Env   []string `json:"env"`  // secrets masked
+	Watch string   `json:"watch"`
 	// Via names a caller other than the wrapper command ("mcp"); such a
 	// caller may fix the call's timeouts.
 	Via         string         `json:"via,omitempty"`

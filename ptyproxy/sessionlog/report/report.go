@@ -1,0 +1,182 @@
+// Package report reads many session logs at once, a few records of each,
+// into runs: how they ended, how long they took and what they spent, per
+// agent and per day.
+package report
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog"
+)
+
+// ReadAll reads the attempts of the logs at paths, a few logs at a time.
+// Skipped counts the logs that do not read; running, those still being
+// written, which have no end to report yet.
+func ReadAll(paths []string) (attempts []Attempt, skipped, running int) {
+	read := make([]Attempt, len(paths))
+	state := make([]int8, len(paths)) // 0 read, 1 skipped, 2 running
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	// Twice the processors: a log not in the page cache waits on the disk.
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				a, err := ReadFile(paths[i])
+				switch {
+				case err != nil:
+					state[i] = 1
+				case a.Exit == nil && !a.StartFailed && sessionlog.Running(paths[i]):
+					state[i] = 2
+				default:
+					read[i] = a
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, s := range state {
+		switch s {
+		case 0:
+			attempts = append(attempts, read[i])
+		case 1:
+			skipped++
+		case 2:
+			running++
+		}
+	}
+	return attempts, skipped, running
+}
+
+// A Run is the attempts of one run: the first, and those a restart ran.
+type Run struct {
+	Agent    string
+	Start    time.Time
+	End      time.Time // zero when its last attempt has no exit record
+	Attempts int
+	// Last is its last attempt, which says how the run ended.
+	Last Attempt
+	// Usage is the sum of its attempts' usage; nil when none reported any.
+	Usage *Usage
+}
+
+// Duration is how long the run took, from its first attempt's start to
+// its last one's exit, restarts and their waits included.
+func (r Run) Duration() (time.Duration, bool) {
+	if r.End.IsZero() {
+		return 0, false
+	}
+	return max(r.End.Sub(r.Start), 0), true
+}
+
+// Runs groups attempts into runs, oldest first: by the run id each
+// attempt's command record carries. A log from before runs had one joins
+// the newest run of its agent whose last attempt came just before it in
+// number. A run whose first attempts were pruned starts at its oldest
+// remaining one.
+func Runs(attempts []Attempt) []Run {
+	attempts = slices.Clone(attempts)
+	slices.SortStableFunc(attempts, func(a, b Attempt) int { return a.Start.Compare(b.Start) })
+	var runs []*Run
+	byID := map[string]*Run{}
+	for _, a := range attempts {
+		var r *Run
+		if a.Run != "" {
+			r = byID[a.Agent+"\x00"+a.Run]
+		} else if a.Number > 1 {
+			for i := len(runs) - 1; i >= 0; i-- {
+				if c := runs[i]; c.Agent == a.Agent && c.Last.Run == "" && c.Last.Number == a.Number-1 {
+					r = c
+					break
+				}
+			}
+		}
+		if r == nil {
+			r = &Run{Agent: a.Agent, Start: a.Start}
+			runs = append(runs, r)
+			if a.Run != "" {
+				byID[a.Agent+"\x00"+a.Run] = r
+			}
+		}
+		r.Attempts++
+		r.Last, r.End = a, a.End
+		r.Usage = add(r.Usage, a.Usage)
+	}
+	out := make([]Run, len(runs))
+	for i, r := range runs {
+		out[i] = *r
+	}
+	return out
+}
+
+// add is the sum of two usages, either nil when not reported.
+func add(sum, u *Usage) *Usage {
+	if u == nil {
+		return sum
+	}
+	s := cmp.Or(sum, &Usage{})
+	out := Usage{Input: s.Input + u.Input, Output: s.Output + u.Output,
+		CacheRead: s.CacheRead + u.CacheRead, CacheWrite: s.CacheWrite + u.CacheWrite, CostUSD: s.CostUSD}
+	if u.CostUSD != nil {
+		c := *u.CostUSD
+		if s.CostUSD != nil {
+			c += *s.CostUSD
+		}
+		out.CostUSD = &c
+	}
+	return &out
+}
+
+// The categories a run ends in: the rows of the exit-status table.
+const (
+	Answered   = "answered"
+	Hung       = "hung"
+	AgentError = "agent_error"
+	Person     = "waiting_on_person"
+	OverBudget = "over_budget"
+	Stopped    = "interrupted"
+	Other      = "other"
+)
+
+// Categories are the categories, in the order a report shows them.
+var Categories = []string{Answered, Hung, AgentError, Person, OverBudget, Stopped, Other}
+
+// Exit statuses that name a category whatever the cause says (SPEC §4).
+const (
+	statusPerson = 85
+	statusBudget = 86
+)
+
+// Outcome is how the run ended: its category, and within it the kind (a
+// hang's reason, an agent error's kind, what "other" was).
+func (r Run) Outcome() (category, kind string) {
+	a := r.Last
+	e := a.Exit
+	switch {
+	case a.StartFailed:
+		return Other, "start failed"
+	case e == nil:
+		// No exit record: the wrapper was killed, or the machine stopped.
+		return Other, "unfinished"
+	case e.Cause == "waiting_on_person" || e.Status == statusPerson:
+		return Person, ""
+	case e.Cause == "over_budget" || e.Status == statusBudget:
+		return OverBudget, ""
+	case e.Cause == "hung":
+		return Hung, cmp.Or(a.HangKind, "unknown")
+	case e.Cause == "interrupted" || e.Cause == "cancelled":
+		return Stopped, ""
+	case e.Cause == "downstream_closed":
+		return Other, "stdout closed"
+	case e.Status == 0:
+		return Answered, ""
+	case a.AgentError != "":
+		return AgentError, a.AgentError
+	}
+	return Other, "status " + strconv.Itoa(e.Status)
+}
