@@ -100,7 +100,7 @@ func runRaw(t *testing.T, env []string, args ...string) result {
 // execWrapper runs the wrapper with exactly args in the test environment,
 // adjust (when not nil) changing the command before it starts: what it
 // printed, its exit status and how long it took.
-func execWrapper(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
+func execWrapper(t testing.TB, adjust func(*exec.Cmd), args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

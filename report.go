@@ -96,7 +96,7 @@ func reportCmd(args []string) int {
 		writeReport(os.Stdout, groups, total, term.IsTerminal(1) && os.Getenv("NO_COLOR") == "")
 	}
 	if kept != nil {
-		fmt.Printf("oldest log %s: log_keep=%d keeps the newest %d, and the report sees no older run\n",
+		fmt.Printf("oldest log %s: log_keep=%d keeps the newest %d logs (one an attempt); older runs are not in this report\n",
 			kept.Oldest.Local().Format("2006-01-02 15:04"), kept.Keep, kept.Keep)
 	}
 	return 0
@@ -175,7 +175,7 @@ func writeReport(w io.Writer, groups []report.Group, total report.Group, bold bo
 		}
 		row = append(row, count(u.RunsNotReported), "-")
 		if u.CostUSD != nil {
-			row[len(row)-1] = fmt.Sprintf("$%.2f", *u.CostUSD)
+			row[len(row)-1] = dollars(*u.CostUSD)
 		}
 		for i, cell := range row {
 			// A log holds what the agent and its user wrote.
@@ -212,7 +212,10 @@ func ended(e *report.Ended) string {
 	}
 	var kinds []string
 	for _, k := range slices.Sorted(maps.Keys(e.Kinds)) {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, e.Kinds[k]))
+		if n := e.Kinds[k]; n > 1 {
+			k += fmt.Sprintf(" ×%d", n)
+		}
+		kinds = append(kinds, k)
 	}
 	if len(kinds) == 0 {
 		return strconv.Itoa(e.Runs)
@@ -232,6 +235,15 @@ func count(n int) string {
 		return "-"
 	}
 	return strconv.Itoa(n)
+}
+
+// dollars is a cost in cents, or to a hundredth of a cent below a dollar:
+// a small run's cost must not read as $0.00.
+func dollars(c float64) string {
+	if c < 1 {
+		return fmt.Sprintf("$%.4f", c)
+	}
+	return fmt.Sprintf("$%.2f", c)
 }
 
 // tokens is a count of tokens in a few figures: 980, 12.3k, 4.5M.

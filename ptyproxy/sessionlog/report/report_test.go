@@ -1,0 +1,134 @@
+package report
+
+import (
+	"testing"
+	"time"
+
+	"cursor-wrap/ptyproxy/sessionlog"
+)
+
+// attempt is an attempt of agent that started at t0 plus start and ended
+// as cause and status said, took seconds, and spent usage (nil: reported
+// nothing).
+func attempt(agent, run string, n int, start, took time.Duration, cause string, status int, usage *Usage) Attempt {
+	a := Attempt{Agent: agent, Run: run, Number: n, Start: t0.Add(start), Usage: usage}
+	if cause != "" {
+		a.End = a.Start.Add(took)
+		a.Exit = &sessionlog.Exit{Cause: cause, Status: status}
+	}
+	return a
+}
+
+func cost(c float64) *float64 { return &c }
+
+// The attempts of one run count as one run that ended as its last attempt
+// did: by the run id, or, in logs from before it, by the attempt numbers.
+func TestRuns(t *testing.T) {
+	t.Parallel()
+	spent := &Usage{Input: 100, Output: 10, CostUSD: cost(0.5)}
+	attempts := []Attempt{
+		// Listed out of order, as a directory listing may.
+		attempt("claude", "a", 2, 70*time.Second, 10*time.Second, "exited", 0, spent),
+		attempt("claude", "a", 1, 0, 60*time.Second, "hung", 124, spent),
+		attempt("claude", "b", 1, 30*time.Second, 5*time.Second, "exited", 0, nil), // another run of claude meanwhile
+		// Without run ids: attempt 2 joins the codex run whose last attempt was 1.
+		attempt("codex", "", 1, time.Minute, 20*time.Second, "hung", 124, &Usage{Input: 7}),
+		attempt("codex", "", 2, 2*time.Minute, 20*time.Second, "exited", 0, nil),
+		// Its first attempt pruned: a run of its own.
+		attempt("gemini", "", 2, 3*time.Minute, time.Second, "exited", 0, nil),
+	}
+	runs := Runs(attempts)
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 4: %+v", len(runs), runs)
+	}
+	a, b, codex, gemini := runs[0], runs[1], runs[2], runs[3]
+	if a.Attempts != 2 || a.Last.Number != 2 || b.Attempts != 1 || codex.Attempts != 2 || gemini.Attempts != 1 {
+		t.Errorf("attempts: a %d, b %d, codex %d, gemini %d; want 2 1 2 1", a.Attempts, b.Attempts, codex.Attempts, gemini.Attempts)
+	}
+	if c, _ := a.Outcome(); c != Answered {
+		t.Errorf("run a ended %s, want answered: its last attempt's outcome", c)
+	}
+	if d, ok := a.Duration(); !ok || d != 80*time.Second {
+		t.Errorf("run a took %v, want 80s: from its first start to its last exit", d)
+	}
+	if u := a.Usage; u == nil || u.Input != 200 || u.Output != 20 || *u.CostUSD != 1 {
+		t.Errorf("run a spent %+v, want both attempts' sum", u)
+	}
+	if u := codex.Usage; u == nil || u.Input != 7 || u.CostUSD != nil {
+		t.Errorf("codex spent %+v: an attempt that reported nothing adds nothing, and no cost was stated", u)
+	}
+	if b.Usage != nil {
+		t.Errorf("run b spent %+v, want nil: not reported", b.Usage)
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	t.Parallel()
+	hung := attempt("cursor", "", 1, 0, time.Second, "hung", 124, nil)
+	hung.HangKind = "tool"
+	failed := attempt("claude", "", 1, 0, time.Second, "exited", 81, nil)
+	failed.AgentError = "network"
+	start := attempt("claude", "", 1, 0, 0, "", 0, nil)
+	start.StartFailed = true
+	for _, c := range []struct {
+		a              Attempt
+		category, kind string
+	}{
+		{attempt("claude", "", 1, 0, time.Second, "exited", 0, nil), Answered, ""},
+		{attempt("claude", "", 1, 0, time.Second, "overdue", 0, nil), Answered, ""},
+		{hung, Hung, "tool"},
+		{attempt("cursor", "", 1, 0, time.Second, "hung", 124, nil), Hung, "unknown"},
+		{failed, AgentError, "network"},
+		{attempt("claude", "", 1, 0, time.Second, "waiting_on_person", 85, nil), Person, ""},
+		{attempt("claude", "", 1, 0, time.Second, "exited", 85, nil), Person, ""},
+		{attempt("claude", "", 1, 0, time.Second, "over_budget", 86, nil), OverBudget, ""},
+		{attempt("claude", "", 1, 0, time.Second, "interrupted", 130, nil), Stopped, ""},
+		{attempt("claude", "", 1, 0, time.Second, "cancelled", 143, nil), Stopped, ""},
+		{attempt("claude", "", 1, 0, time.Second, "downstream_closed", 141, nil), Other, "stdout closed"},
+		{attempt("claude", "", 1, 0, time.Second, "exited", 3, nil), Other, "status 3"},
+		{attempt("claude", "", 1, 0, 0, "", 0, nil), Other, "unfinished"},
+		{start, Other, "start failed"},
+	} {
+		category, kind := Run{Last: c.a}.Outcome()
+		if category != c.category || kind != c.kind {
+			t.Errorf("%+v: ended %s %q, want %s %q", c.a.Exit, category, kind, c.category, c.kind)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	t.Parallel()
+	var runs []Run
+	// 20 runs of claude on one day, taking 1s to 20s; the 20th hung.
+	for i := 1; i <= 20; i++ {
+		cause, status := "exited", 0
+		if i == 20 {
+			cause, status = "hung", 124
+		}
+		a := attempt("claude", "", 1, time.Duration(i)*time.Minute, time.Duration(i)*time.Second, cause, status, &Usage{Input: 10, Output: 1, CacheRead: 100, CostUSD: cost(0.25)})
+		runs = append(runs, Run{Agent: a.Agent, Start: a.Start, End: a.End, Attempts: 1, Last: a, Usage: a.Usage})
+	}
+	next := attempt("codex", "", 1, 24*time.Hour, 0, "", 0, nil) // the next day, unfinished, nothing reported
+	runs = append(runs, Run{Agent: "codex", Start: next.Start, Attempts: 1, Last: next})
+	groups, total := Summarize(runs)
+	if len(groups) != 2 || groups[0].Agent != "claude" || groups[1].Agent != "codex" || groups[0].Day == groups[1].Day {
+		t.Fatalf("groups %+v", groups)
+	}
+	c := groups[0]
+	if c.Runs != 20 || c.Ended[Answered].Runs != 19 || c.Ended[Hung].Kinds["unknown"] != 1 {
+		t.Errorf("claude ended %+v", c.Ended)
+	}
+	if c.Duration != (Durations{Runs: 20, MedianMS: 10_000, P95MS: 19_000}) {
+		t.Errorf("claude durations %+v, want median 10s and p95 19s (nearest rank)", c.Duration)
+	}
+	if u := c.Usage; u.RunsReported != 20 || u.InputTokens != 200 || u.CacheReadTokens != 2000 || u.RunsWithCost != 20 || *u.CostUSD != 5 {
+		t.Errorf("claude spent %+v", u)
+	}
+	x := groups[1]
+	if x.Duration.Runs != 0 || x.Usage.RunsNotReported != 1 || x.Usage.RunsReported != 0 || x.Usage.CostUSD != nil || x.Ended[Other].Kinds["unfinished"] != 1 {
+		t.Errorf("codex %+v", x)
+	}
+	if total.Runs != 21 || total.Usage.RunsNotReported != 1 || total.Duration.Runs != 20 {
+		t.Errorf("total %+v", total)
+	}
+}
