@@ -54,16 +54,19 @@ func reportCmd(args []string) int {
 		return cli.Fail(job.ExitUsage, "report: --since %s: %v\n%s", o.since, err, usageOf("report"))
 	}
 	paths := flags.Args()
-	var kept *keptLogs
-	if len(paths) == 0 {
+	inLogDir := len(paths) == 0
+	if inLogDir {
 		dir, err := o.dir()
 		if err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)
 		}
 		paths = sessionlog.List(dir)
-		kept = o.kept(paths)
 	}
 	attempts, skipped, running := report.ReadAll(paths)
+	var kept *keptLogs
+	if inLogDir {
+		kept = o.kept(len(paths), attempts)
+	}
 	var runs []report.Run
 	for _, r := range report.Runs(attempts) {
 		if (o.agent == "" || r.Agent == o.agent) && !r.Start.Before(since) {
@@ -115,21 +118,27 @@ type reportDoc struct {
 }
 
 // keptLogs says the log dir holds as many logs as log_keep keeps: older
-// ones were removed, and their runs are not in the report.
+// ones were removed, and their runs are not in the report, which starts
+// at the oldest attempt left.
 type keptLogs struct {
 	Keep   int       `json:"keep"`
 	Oldest time.Time `json:"oldest"`
 }
 
-// kept is keptLogs for the logs of the log dir, newest first; nil when
-// log_keep removed none of them, or keeps all.
-func (o logDirFlags) kept(paths []string) *keptLogs {
+// kept is keptLogs for the n logs of the log dir, of which attempts read;
+// nil when log_keep removed none of them, or keeps all.
+func (o logDirFlags) kept(n int, attempts []report.Attempt) *keptLogs {
 	cfg, _, err := config.Load(o.config, nil)
-	if err != nil || cfg.LogKeep <= 0 || len(paths) < cfg.LogKeep {
+	if err != nil || cfg.LogKeep <= 0 || n < cfg.LogKeep || len(attempts) == 0 {
 		return nil
 	}
-	oldest := paths[len(paths)-1]
-	return &keptLogs{Keep: cfg.LogKeep, Oldest: sessionlog.Started(oldest)}
+	k := &keptLogs{Keep: cfg.LogKeep, Oldest: attempts[0].Start}
+	for _, a := range attempts[1:] {
+		if a.Start.Before(k.Oldest) {
+			k.Oldest = a.Start
+		}
+	}
+	return k
 }
 
 // parseSince reads --since: a date (the start of that day, local time), or

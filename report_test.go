@@ -28,9 +28,10 @@ func reportOf(t *testing.T, args ...string) reportDoc {
 	return doc
 }
 
-// TestReportCommand reports on runs of the built wrapper: one answered,
-// one that failed, one that hung, one that hung once and was restarted
-// (two logs, one run), beside a log that does not read.
+// TestReportCommand reports on runs of the built wrapper: of cursor, one
+// answered, one that failed, one that hung, one that hung once and was
+// restarted (two logs, one run); of claude, one that reported its usage;
+// beside a log that does not read.
 func TestReportCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -46,15 +47,20 @@ func TestReportCommand(t *testing.T) {
 	run(124, []string{"--idle-timeout", "1s"}, "line", initLine, "hang")
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	run(0, []string{"--idle-timeout", "1s", "--restarts", "1"}, "line", initLine, "hang-once", marker, "line", resultLine)
+	run(0, []string{"--agent", "claude"}, "replay", usageFixture, "exit", "0")
 	if err := os.WriteFile(filepath.Join(dir, "cursor-wrap-1-crafted.jsonl"), []byte(`{"time":"x","msg":"command"`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
 	doc := reportOf(t, "--log-dir", dir)
-	if doc.Logs != 6 || doc.Skipped != 1 || doc.Running != 0 || len(doc.Groups) != 1 {
-		t.Fatalf("report read %d logs, skipped %d, %d running, in %d groups; want 6, 1, 0, 1", doc.Logs, doc.Skipped, doc.Running, len(doc.Groups))
+	if doc.Logs != 7 || doc.Skipped != 1 || doc.Running != 0 || len(doc.Groups) != 2 {
+		t.Fatalf("report read %d logs, skipped %d, %d running, in %d groups; want 7, 1, 0, 2", doc.Logs, doc.Skipped, doc.Running, len(doc.Groups))
 	}
-	g := doc.Groups[0]
+	claude, g := doc.Groups[0], doc.Groups[1]
+	if u := claude.Usage; claude.Agent != "claude" || u.RunsReported != 1 || u.InputTokens != 8 || u.OutputTokens != 410 ||
+		u.CacheReadTokens != 31200 || u.CacheWriteTokens != 1500 || u.RunsWithCost != 1 || u.CostUSD == nil || *u.CostUSD != 0.0187 {
+		t.Errorf("claude's usage %+v: want its exit record's", u)
+	}
 	if g.Agent != "cursor" || g.Runs != 4 || g.Attempts != 5 || g.Duration.Runs != 4 {
 		t.Errorf("group %+v: want 4 runs of cursor in 5 attempts", g)
 	}
@@ -70,7 +76,7 @@ func TestReportCommand(t *testing.T) {
 	if g.Usage.RunsNotReported != 4 || g.Usage.RunsReported != 0 {
 		t.Errorf("usage %+v: the fake agent reports none", g.Usage)
 	}
-	if doc := reportOf(t, "--log-dir", dir, "--agent", "claude"); len(doc.Groups) != 0 || doc.Total.Runs != 0 {
+	if doc := reportOf(t, "--log-dir", dir, "--agent", "claude"); len(doc.Groups) != 1 || doc.Total.Runs != 1 {
 		t.Errorf("--agent claude: %+v", doc)
 	}
 	if doc := reportOf(t, "--log-dir", dir, "--since", "2099-01-01"); doc.Total.Runs != 0 {
@@ -89,13 +95,18 @@ func TestReportCommand(t *testing.T) {
 	r := runRaw(t, nil, "report", "--log-dir", dir, "--config", config)
 	out := string(r.stdout)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "DAY ") || strings.Contains(out, "\x1b") {
+	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "DAY ") || !strings.HasPrefix(lines[3], "total ") || strings.Contains(out, "\x1b") {
 		t.Fatalf("report: exit %d:\n%s", r.code, out)
 	}
-	if col := strings.Index(lines[0], "RUNS"); lines[1][col:col+2] != "4 " {
-		t.Errorf("RUNS is not aligned:\n%s", out)
+	for i, want := range []string{"1 ", "4 ", "5 "} {
+		if col := strings.Index(lines[0], "RUNS"); lines[i+1][col:col+2] != want {
+			t.Errorf("RUNS is not aligned:\n%s", out)
+		}
 	}
-	if !strings.Contains(lines[1], "1 (idle)") || !strings.Contains(lines[2], "log_keep=3 keeps the newest 3 logs") {
+	if cost := strings.Index(lines[0], "COST"); !strings.Contains(lines[1], "32.7k") || lines[1][cost:] != "$0.0187" {
+		t.Errorf("claude's usage:\n%s", out)
+	}
+	if !strings.Contains(lines[2], "1 (idle)") || !strings.Contains(lines[4], "log_keep=3 keeps the newest 3 logs") {
 		t.Errorf("report:\n%s", out)
 	}
 	if !bytes.Contains(r.stderr, []byte("skipped 1 log that does not read")) {

@@ -368,9 +368,6 @@ func startOf(path string) int64 {
 	return n
 }
 
-// Started is when the attempt of the log at path started, as its name says.
-func Started(path string) time.Time { return time.UnixMilli(startOf(path)) }
-
 // Prune removes the oldest session logs of the log dir dir so that at most
 // keep remain (keep 0 keeps all). A log whose attempt is still running, in
 // this process or another, is never removed: its writer holds a lock on it.

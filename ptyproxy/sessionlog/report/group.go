@@ -110,9 +110,9 @@ func (g *Group) add(r Run) {
 	s.OutputTokens += u.Output
 	s.CacheReadTokens += u.CacheRead
 	s.CacheWriteTokens += u.CacheWrite
-	if u.CostUSD != nil {
+	if u.HasCost {
 		s.RunsWithCost++
-		s.CostUSD = new(*u.CostUSD + *cmp.Or(s.CostUSD, new(0.0)))
+		s.CostUSD = new(u.CostUSD + *cmp.Or(s.CostUSD, new(0.0)))
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
 )
 
 // An Attempt is what a report needs of one session log (one attempt of a
@@ -30,17 +32,7 @@ type Attempt struct {
 	StartFailed          bool
 	// Usage is the running total it last logged; nil when its agent
 	// reported nothing, which is not 0.
-	Usage *Usage
-}
-
-// Usage is what an agent reported it spent, as the exit and usage records
-// carry it. Cost is nil where the agent stated none.
-type Usage struct {
-	Input      int64    `json:"input_tokens"`
-	Output     int64    `json:"output_tokens"`
-	CacheRead  int64    `json:"cache_read_tokens"`
-	CacheWrite int64    `json:"cache_write_tokens"`
-	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	Usage *stream.Usage
 }
 
 // ErrNotALog is a file that does not read as a session log.
@@ -118,17 +110,16 @@ func read(r io.ReaderAt, size int64) (Attempt, error) {
 // records are the few records of a log a report reads; the last of each.
 type records struct {
 	exit        *exitRecord
-	usage       *Usage
+	usage       *sessionlog.UsageRecord
 	hang        *sessionlog.HangDetected
 	agentError  *sessionlog.AgentErrorRecord
 	startFailed bool
 }
 
-// exitRecord is the exit record with its usage.
+// exitRecord is the exit record with its time.
 type exitRecord struct {
 	sessionlog.Header
 	sessionlog.Exit
-	Usage *Usage `json:"usage"`
 }
 
 // complete reports whether they say all a report needs: how the attempt
@@ -147,12 +138,13 @@ func (f *records) complete() bool {
 }
 
 func (f *records) fill(a *Attempt) {
+	last := f.usage // A wrapper killed before its exit record.
 	if e := f.exit; e != nil {
 		a.End, a.Exit = e.Time, &e.Exit
-		a.Usage = e.Usage
+		last = cmp.Or(e.Usage, last)
 	}
-	if a.Usage == nil {
-		a.Usage = f.usage
+	if last != nil {
+		a.Usage = new(last.Usage())
 	}
 	if f.hang != nil {
 		a.HangKind = f.hang.Reason.Kind
@@ -191,7 +183,7 @@ func (f *records) take(line []byte, whole bool) error {
 	switch msg := msgOf(line); string(msg) {
 	case "exit":
 		return decode(line, whole, msg, &f.exit)
-	case "usage":
+	case sessionlog.MsgUsage:
 		return decode(line, whole, msg, &f.usage)
 	case sessionlog.MsgHangDetected:
 		return decode(line, whole, msg, &f.hang)

@@ -82,12 +82,12 @@ func readBytes(t *testing.T, b []byte) Attempt {
 
 func TestReadAnswered(t *testing.T) {
 	t.Parallel()
-	l := newLog("claude", "r1", 1).events(100<<10).add("usage", Usage{Input: 10, Output: 20, CacheRead: 300})
+	l := newLog("claude", "r1", 1).events(100<<10).add("usage", sessionlog.UsageRecord{InputTokens: 10, OutputTokens: 20, CacheReadTokens: 300})
 	a := readBytes(t, l.exit("exited", 0, `{"input_tokens":1200,"output_tokens":340,"cache_read_tokens":9000,"cache_write_tokens":0,"cost_usd":0.0123}`).bytes())
 	if a.Agent != "claude" || a.Run != "r1" || a.Number != 1 || !a.Start.Equal(t0) || a.Exit == nil || a.Exit.Cause != "exited" {
 		t.Fatalf("attempt %+v", a)
 	}
-	if u := a.Usage; u == nil || u.Input != 1200 || u.Output != 340 || u.CacheRead != 9000 || u.CostUSD == nil || *u.CostUSD != 0.0123 {
+	if u := a.Usage; u == nil || u.Input != 1200 || u.Output != 340 || u.CacheRead != 9000 || !u.HasCost || u.CostUSD != 0.0123 {
 		t.Errorf("usage %+v: want the exit record's, not the last usage record's", u)
 	}
 	if want := t0.Add(3 * time.Second); !a.End.Equal(want) {
@@ -100,8 +100,8 @@ func TestReadAnswered(t *testing.T) {
 // usage record says, or as not reported: never 0.
 func TestReadUsageFallbacks(t *testing.T) {
 	t.Parallel()
-	l := newLog("codex", "", 1).add("usage", Usage{Input: 1, Output: 2}).add("usage", Usage{Input: 5, Output: 7})
-	if u := readBytes(t, l.bytes()).Usage; u == nil || u.Input != 5 || u.Output != 7 || u.CostUSD != nil {
+	l := newLog("codex", "", 1).add("usage", sessionlog.UsageRecord{InputTokens: 1, OutputTokens: 2}).add("usage", sessionlog.UsageRecord{InputTokens: 5, OutputTokens: 7})
+	if u := readBytes(t, l.bytes()).Usage; u == nil || u.Input != 5 || u.Output != 7 || u.HasCost {
 		t.Errorf("no exit record: usage %+v, want the last usage record's", u)
 	}
 	if a := readBytes(t, newLog("gemini", "", 1).exit("exited", 0, "").bytes()); a.Usage != nil {
@@ -182,7 +182,7 @@ func TestReadAllCounts(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add(newLog("claude", "r", 2).events(1<<10).exit("exited", 0, `{"input_tokens":1,"output_tokens":2,"cost_usd":1}`).bytes())
 	f.Add(newLog("cursor", "", 1).add(sessionlog.MsgHangDetected, sessionlog.HangDetected{}).exit("hung", 124, "").bytes())
-	f.Add(newLog("codex", "", 1).add("usage", Usage{Input: 3}).bytes())
+	f.Add(newLog("codex", "", 1).add("usage", sessionlog.UsageRecord{InputTokens: 3}).bytes())
 	f.Add([]byte(`{"time":"2026-11-20T09:30:00Z","level":"INFO","msg":"command"}` + "\n" + `{"time":"x","level":"INFO","msg":"exit"`))
 	f.Add([]byte(strings.Repeat("\n", 10)))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
 )
 
 // ReadAll reads the attempts of the logs at paths, a few logs at a time.
@@ -62,7 +63,7 @@ type Run struct {
 	// Last is its last attempt, which says how the run ended.
 	Last Attempt
 	// Usage is the sum of its attempts' usage; nil when none reported any.
-	Usage *Usage
+	Usage *stream.Usage
 }
 
 // Duration is how long the run took, from its first attempt's start to
@@ -115,21 +116,14 @@ func Runs(attempts []Attempt) []Run {
 }
 
 // add is the sum of two usages, either nil when not reported.
-func add(sum, u *Usage) *Usage {
+func add(sum, u *stream.Usage) *stream.Usage {
 	if u == nil {
 		return sum
 	}
-	s := cmp.Or(sum, &Usage{})
-	out := Usage{Input: s.Input + u.Input, Output: s.Output + u.Output,
-		CacheRead: s.CacheRead + u.CacheRead, CacheWrite: s.CacheWrite + u.CacheWrite, CostUSD: s.CostUSD}
-	if u.CostUSD != nil {
-		c := *u.CostUSD
-		if s.CostUSD != nil {
-			c += *s.CostUSD
-		}
-		out.CostUSD = &c
-	}
-	return &out
+	s := cmp.Or(sum, &stream.Usage{})
+	return &stream.Usage{Input: s.Input + u.Input, Output: s.Output + u.Output,
+		CacheRead: s.CacheRead + u.CacheRead, CacheWrite: s.CacheWrite + u.CacheWrite,
+		CostUSD: s.CostUSD + u.CostUSD, HasCost: s.HasCost || u.HasCost}
 }
 
 // The categories a run ends in: the rows of the exit-status table.

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
 )
 
 // attempt is an attempt of agent that started at t0 plus start and ended
 // as cause and status said, took seconds, and spent usage (nil: reported
 // nothing).
-func attempt(agent, run string, n int, start, took time.Duration, cause string, status int, usage *Usage) Attempt {
+func attempt(agent, run string, n int, start, took time.Duration, cause string, status int, usage *stream.Usage) Attempt {
 	a := Attempt{Agent: agent, Run: run, Number: n, Start: t0.Add(start), Usage: usage}
 	if cause != "" {
 		a.End = a.Start.Add(took)
@@ -19,20 +20,18 @@ func attempt(agent, run string, n int, start, took time.Duration, cause string, 
 	return a
 }
 
-func cost(c float64) *float64 { return &c }
-
 // The attempts of one run count as one run that ended as its last attempt
 // did: by the run id, or, in logs from before it, by the attempt numbers.
 func TestRuns(t *testing.T) {
 	t.Parallel()
-	spent := &Usage{Input: 100, Output: 10, CostUSD: cost(0.5)}
+	spent := &stream.Usage{Input: 100, Output: 10, CostUSD: 0.5, HasCost: true}
 	attempts := []Attempt{
 		// Listed out of order, as a directory listing may.
 		attempt("claude", "a", 2, 70*time.Second, 10*time.Second, "exited", 0, spent),
 		attempt("claude", "a", 1, 0, 60*time.Second, "hung", 124, spent),
 		attempt("claude", "b", 1, 30*time.Second, 5*time.Second, "exited", 0, nil), // another run of claude meanwhile
 		// Without run ids: attempt 2 joins the codex run whose last attempt was 1.
-		attempt("codex", "", 1, time.Minute, 20*time.Second, "hung", 124, &Usage{Input: 7}),
+		attempt("codex", "", 1, time.Minute, 20*time.Second, "hung", 124, &stream.Usage{Input: 7}),
 		attempt("codex", "", 2, 2*time.Minute, 20*time.Second, "exited", 0, nil),
 		// Its first attempt pruned: a run of its own.
 		attempt("gemini", "", 2, 3*time.Minute, time.Second, "exited", 0, nil),
@@ -51,10 +50,10 @@ func TestRuns(t *testing.T) {
 	if d, ok := a.Duration(); !ok || d != 80*time.Second {
 		t.Errorf("run a took %v, want 80s: from its first start to its last exit", d)
 	}
-	if u := a.Usage; u == nil || u.Input != 200 || u.Output != 20 || *u.CostUSD != 1 {
+	if u := a.Usage; u == nil || u.Input != 200 || u.Output != 20 || !u.HasCost || u.CostUSD != 1 {
 		t.Errorf("run a spent %+v, want both attempts' sum", u)
 	}
-	if u := codex.Usage; u == nil || u.Input != 7 || u.CostUSD != nil {
+	if u := codex.Usage; u == nil || u.Input != 7 || u.HasCost {
 		t.Errorf("codex spent %+v: an attempt that reported nothing adds nothing, and no cost was stated", u)
 	}
 	if b.Usage != nil {
@@ -105,7 +104,7 @@ func TestSummarize(t *testing.T) {
 		if i == 20 {
 			cause, status = "hung", 124
 		}
-		a := attempt("claude", "", 1, time.Duration(i)*time.Minute, time.Duration(i)*time.Second, cause, status, &Usage{Input: 10, Output: 1, CacheRead: 100, CostUSD: cost(0.25)})
+		a := attempt("claude", "", 1, time.Duration(i)*time.Minute, time.Duration(i)*time.Second, cause, status, &stream.Usage{Input: 10, Output: 1, CacheRead: 100, CostUSD: 0.25, HasCost: true})
 		runs = append(runs, Run{Agent: a.Agent, Start: a.Start, End: a.End, Attempts: 1, Last: a, Usage: a.Usage})
 	}
 	next := attempt("codex", "", 1, 24*time.Hour, 0, "", 0, nil) // the next day, unfinished, nothing reported
