@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
@@ -63,9 +64,12 @@ func TestRuns(t *testing.T) {
 
 func TestOutcome(t *testing.T) {
 	t.Parallel()
-	hung := attempt("cursor", "", 1, 0, time.Second, "hung", 124, nil)
-	hung.HangKind = "tool"
-	failed := attempt("claude", "", 1, 0, time.Second, "exited", 81, nil)
+	// The causes as the proxy names them.
+	exited, overdue, hung, person := ptyproxy.Exited.String(), ptyproxy.Overdue.String(), ptyproxy.Hung.String(), ptyproxy.AwaitingPerson.String()
+	interrupted, cancelled, downstream := ptyproxy.Interrupted.String(), ptyproxy.Cancelled.String(), ptyproxy.Downstream.String()
+	toolHang := attempt("cursor", "", 1, 0, time.Second, hung, 124, nil)
+	toolHang.HangKind = "tool"
+	failed := attempt("claude", "", 1, 0, time.Second, exited, 81, nil)
 	failed.AgentError = "network"
 	start := attempt("claude", "", 1, 0, 0, "", 0, nil)
 	start.StartFailed = true
@@ -73,18 +77,18 @@ func TestOutcome(t *testing.T) {
 		a              Attempt
 		category, kind string
 	}{
-		{attempt("claude", "", 1, 0, time.Second, "exited", 0, nil), Answered, ""},
-		{attempt("claude", "", 1, 0, time.Second, "overdue", 0, nil), Answered, ""},
-		{hung, Hung, "tool"},
-		{attempt("cursor", "", 1, 0, time.Second, "hung", 124, nil), Hung, "unknown"},
+		{attempt("claude", "", 1, 0, time.Second, exited, 0, nil), Answered, ""},
+		{attempt("claude", "", 1, 0, time.Second, overdue, 0, nil), Answered, ""},
+		{toolHang, Hung, "tool"},
+		{attempt("cursor", "", 1, 0, time.Second, hung, 124, nil), Hung, "unknown"},
 		{failed, AgentError, "network"},
-		{attempt("claude", "", 1, 0, time.Second, "waiting_on_person", 85, nil), Person, ""},
-		{attempt("claude", "", 1, 0, time.Second, "exited", 85, nil), Person, ""},
+		{attempt("claude", "", 1, 0, time.Second, person, 85, nil), Person, ""},
+		{attempt("claude", "", 1, 0, time.Second, exited, 85, nil), Person, ""},
 		{attempt("claude", "", 1, 0, time.Second, "over_budget", 86, nil), OverBudget, ""},
-		{attempt("claude", "", 1, 0, time.Second, "interrupted", 130, nil), Stopped, ""},
-		{attempt("claude", "", 1, 0, time.Second, "cancelled", 143, nil), Stopped, ""},
-		{attempt("claude", "", 1, 0, time.Second, "downstream_closed", 141, nil), Other, "stdout closed"},
-		{attempt("claude", "", 1, 0, time.Second, "exited", 3, nil), Other, "status 3"},
+		{attempt("claude", "", 1, 0, time.Second, interrupted, 130, nil), Stopped, ""},
+		{attempt("claude", "", 1, 0, time.Second, cancelled, 143, nil), Stopped, ""},
+		{attempt("claude", "", 1, 0, time.Second, downstream, 141, nil), Other, "stdout closed"},
+		{attempt("claude", "", 1, 0, time.Second, exited, 3, nil), Other, "status 3"},
 		{attempt("claude", "", 1, 0, 0, "", 0, nil), Other, "unfinished"},
 		{start, Other, "start failed"},
 	} {
