@@ -75,7 +75,7 @@ func TestUsageRecords(t *testing.T) {
 func TestUsageNotReported(t *testing.T) {
 	t.Parallel()
 	h := newHook(t)
-	r := runWrapper(t, []string{steps("replay", filepath.Join("stream", "testdata", "normal.jsonl"), "exit", "0"), "CURSOR_WRAP_NOTIFY=" + h.URL}, nil,
+	r := runWrapper(t, []string{steps("replay", filepath.Join("stream", "testdata", "normal.jsonl"), "100", "exit", "0"), "CURSOR_WRAP_NOTIFY=" + h.URL}, nil,
 		"--notify-on", "finish", "--", "fix it")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
