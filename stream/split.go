@@ -1,6 +1,7 @@
 // Package stream turns an agent's output bytes into lines and lines into the
 // few facts the watchdog needs: which tool calls opened and closed, the
-// session id, and whether the agent's answer is complete.
+// session id, whether the agent's answer is complete, and what the agent
+// reports it spent.
 //
 // Bytes are never held back: the caller forwards what it read first and
 // hands the same bytes to a Splitter afterwards. The splitter keeps only a
