@@ -7,7 +7,7 @@ import (
 
 // Usage is what an agent reported it spent: tokens, and a cost only where
 // the agent itself states one. Tokens are normalised the same way for every
-// agent (see docs/usage.md): Input is the input not served from a cache,
+// agent (see docs/spending.md): Input is the input not served from a cache,
 // CacheRead and CacheWrite the cache's parts, Output the output with any
 // reasoning tokens the agent counts apart.
 type Usage struct {
@@ -42,9 +42,9 @@ const (
 type UsageTiming int
 
 const (
-	UsageUnknown  UsageTiming = iota
-	UsageAtEnd                // only when the run ends (its result)
-	UsageAsItGoes             // per message or step, while the run goes on
+	UsageUnknown  UsageTiming = iota // a profile that does not say
+	UsageAtEnd                       // only when the run ends (its result)
+	UsageAsItGoes                    // per message or step, while the run goes on
 )
 
 // spent sets what the event reports the agent spent, if it reports it.
