@@ -18,7 +18,7 @@
 #
 # | case | the mock model... | passes when |
 # |---|---|---|
-# | A | answers with text | exit 0; stdout is the CLI's event stream as captured, ending in its own final event, and byte for byte the `raw` lines of the session log |
+# | A | answers with text | exit 0; stdout is the CLI's event stream as captured, ending in its own final event, and byte for byte the `raw` lines of the session log; the exit record's usage is the mock's 50 tokens in, 12 out |
 # | B | has the CLI's shell tool run `sleep 20`, then answers | exit 0, 20-45 s from the first event to the last (the session log's times), no hang declared |
 # | C | sends one text delta, then stalls | hang declared, exit 124, the run over within 30 s of its first event (the session log's times), and no process of the run left (tools in their own session included) |
 # | T | thinks: sends only keep-alives (Anthropic `ping` events, SSE comments for the others) for 20 s, then answers | exit 0, the stream as in A, no hang declared |
@@ -452,6 +452,14 @@ judge() {
 			# event: the CLI's start-up, slow on a loaded machine, is not
 			# the case's.
 			case $kase in
+			A)
+				# Every CLI reports what the mock model said it spent (50
+				# tokens in, 12 out), and the wrapper reads it the same way.
+				local spent
+				spent=$(jq -n -r '[inputs | select(.msg == "exit") | .usage | if . then "in \(.input_tokens) out \(.output_tokens)" else "not reported" end] | last // "no exit record"' "${logs[@]}")
+				got+=", usage $spent"
+				[[ $spent == "in 50 out 12" ]] || ok=0
+				;;
 			B)
 				span=$(log_span "${logs[@]}" 'select(.msg == "event") | .recv_ts')
 				got+=", events over ${span}ms"
