@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"cursor-wrap/ptyproxy"
@@ -76,11 +77,12 @@ func wrap(args []string) int {
 	for _, w := range unknownEnv(os.Environ()) {
 		messages.Warn(w)
 	}
-	size, resize := watchSize()
+	size, resize, getSize := watchSize()
 	stdout := stderr.Stdout(os.Stdout, ptyproxy.SameTerminal(1, 2))
 	j := &job.Job{
 		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level()),
-		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize},
+		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
+			Stops: ptyproxy.JobStops(), Terminal: jobTerminal{stderr, getSize}},
 	}
 	// A stdin that is not a terminal holds the prompt, or context beside a
 	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):
@@ -188,7 +190,8 @@ func drawStatus(stderr *console.Console, latest *atomic.Pointer[ptyproxy.Status]
 				stderr.Status("")
 				return
 			case now := <-tick.C:
-				if st := latest.Load(); st != nil {
+				// In the background (bg) the terminal is the shell's.
+				if st := latest.Load(); st != nil && foreground(2) {
 					stderr.Status(string(redact([]byte(st.Line(now, profile)))))
 				}
 			}
@@ -197,9 +200,32 @@ func drawStatus(stderr *console.Console, latest *atomic.Pointer[ptyproxy.Status]
 	return func() { close(done); <-stopped }
 }
 
-// watchSize returns the wrapper's terminal size, or the default, and a
-// channel of new sizes when the terminal is resized.
-func watchSize() (ptyproxy.WinSize, <-chan ptyproxy.WinSize) {
+// foreground reports whether the wrapper's process group is the
+// foreground one of the terminal at fd.
+func foreground(fd int) bool {
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return err == nil && pgrp == unix.Getpgrp()
+}
+
+// jobTerminal is the user's terminal as the wrapper stopping with its job
+// touches it: the status line is taken down before and drawn again after,
+// and the size read again, since it may have changed meanwhile.
+type jobTerminal struct {
+	console *console.Console
+	size    func() ptyproxy.WinSize
+}
+
+func (t jobTerminal) Suspend() { t.console.Hold(100 * time.Millisecond) }
+
+func (t jobTerminal) Resume() ptyproxy.WinSize {
+	t.console.Release()
+	return t.size()
+}
+
+// watchSize returns the wrapper's terminal size, or the default, a
+// channel of new sizes when the terminal is resized, and how to read the
+// size again.
+func watchSize() (ptyproxy.WinSize, <-chan ptyproxy.WinSize, func() ptyproxy.WinSize) {
 	fd := -1
 	for _, f := range []int{1, 2, 0} {
 		if term.IsTerminal(f) {
@@ -208,7 +234,7 @@ func watchSize() (ptyproxy.WinSize, <-chan ptyproxy.WinSize) {
 		}
 	}
 	if fd < 0 {
-		return ptyproxy.DefaultWinSize, nil
+		return ptyproxy.DefaultWinSize, nil, func() ptyproxy.WinSize { return ptyproxy.WinSize{} }
 	}
 	get := func() ptyproxy.WinSize {
 		w, h, err := term.GetSize(fd)
@@ -229,5 +255,5 @@ func watchSize() (ptyproxy.WinSize, <-chan ptyproxy.WinSize) {
 			sizes <- get()
 		}
 	}()
-	return get(), sizes
+	return get(), sizes, get
 }

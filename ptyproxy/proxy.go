@@ -85,6 +85,12 @@ type IO struct {
 	WinSize WinSize          // the PTY's size; zero for DefaultWinSize
 	Resize  <-chan WinSize   // later sizes (the wrapper's terminal resized)
 	Signals <-chan os.Signal // signals to pass on: the attempt is stopped
+	// Stops are the job-control stops to follow (JobStops): the agent's
+	// tree stops with the wrapper and goes on with it.
+	Stops <-chan os.Signal
+	// Terminal is told when the wrapper stops with its job and goes on;
+	// nil for none.
+	Terminal Terminal
 }
 
 // Reload carries a config change to a running attempt.

@@ -139,6 +139,8 @@ func (l *loop) run(ctx context.Context) Outcome {
 			l.settle(l.clock.Now())
 		case sig := <-l.o.Signals:
 			l.onSignal(sig, l.clock.Now())
+		case sig := <-l.o.Stops:
+			l.onJobStop(sig, l.clock.Now())
 		case rl := <-l.o.Reload:
 			l.onReload(rl, l.clock.Now())
 		case size := <-l.o.Resize:

@@ -2,7 +2,11 @@ package ptyproxy
 
 import (
 	"os"
+	"runtime"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // terminating lists the signals whose default action ends a process: each
@@ -24,4 +28,36 @@ func terminating() []os.Signal {
 		sigs = append(sigs, syscall.Signal(n))
 	}
 	return sigs
+}
+
+// stopSelf stops the wrapper as sig's default action does, and returns
+// once it is continued, or at once if the kernel discards sig, as it does
+// a stop from the terminal for an orphaned process group (no shell is left
+// to continue it). The Go runtime keeps its handler installed after
+// signal.Reset, so the default action is set for the raise alone; raised
+// at the calling thread, the signal is acted on before tgkill returns.
+func stopSelf(sig syscall.Signal) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// The kernel's struct sigaction, the handler first (SIG_DFL is 0), on
+	// the architectures the wrapper is built for.
+	var old [4]uint64
+	if sigaction(sig, nil, &old) != nil {
+		return
+	}
+	dfl := old
+	dfl[0] = 0
+	if sigaction(sig, &dfl, nil) != nil {
+		return
+	}
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+	_ = sigaction(sig, &old, nil)
+}
+
+func sigaction(sig syscall.Signal, act, old *[4]uint64) error {
+	_, _, errno := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(act)), uintptr(unsafe.Pointer(old)), 8, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

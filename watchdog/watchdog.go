@@ -89,6 +89,8 @@ type sample struct {
 // After the terminal event there is no hang, only Overdue: once ExitGrace
 // passes without output, once the agent has gone on writing for
 // max(ExitGrace, IdleTimeout) since its answer, or at the hard deadline.
+// Time the agent spends stopped by job control counts towards none of
+// these (see Stopped).
 type Watchdog struct {
 	th    Thresholds
 	start time.Time

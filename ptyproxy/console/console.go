@@ -41,6 +41,7 @@ type Console struct {
 	dropped int     // messages dropped since the last note
 	closed  bool
 	idle    bool // the writer is waiting for work (broadcast when it begins)
+	held    bool // no status line is drawn (Hold)
 	done    chan struct{}
 
 	// The writer's own state: what is on the screen.
@@ -119,6 +120,42 @@ func (c *Console) Status(s string) {
 	c.cond.Broadcast()
 }
 
+// Hold takes the status line down and draws none until Release: the
+// wrapper is about to stop with its job (Ctrl-Z), and the shell writes on
+// that line next. It waits at most wait for a stderr that does not take
+// the erase.
+func (c *Console) Hold(wait time.Duration) {
+	c.mu.Lock()
+	c.held, c.status = true, nil
+	c.mu.Unlock()
+	erased := make(chan struct{})
+	go func() {
+		c.screen.Lock()
+		defer c.screen.Unlock()
+		c.erase()
+		close(erased)
+	}()
+	select {
+	case <-erased:
+	case <-time.After(wait):
+	}
+}
+
+// Release lets the next status update draw the status line again.
+func (c *Console) Release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = false
+}
+
+// isHeld is read by the writer with the screen held, so a status taken
+// before Hold is never drawn after its erase.
+func (c *Console) isHeld() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held
+}
+
 // Close writes what is queued, waiting at most wait for a stderr that
 // does not take it, then stops the console. Later writes are dropped.
 func (c *Console) Close(wait time.Duration) {
@@ -168,7 +205,7 @@ func (c *Console) run() {
 			c.erase()
 			c.write(fmt.Appendf(nil, "cursor-wrap: warning: stderr was not keeping up; %d messages were dropped\n", dropped))
 		}
-		if status != nil {
+		if status != nil && !c.isHeld() {
 			c.draw(*status)
 		}
 		c.screen.Unlock()

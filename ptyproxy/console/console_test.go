@@ -139,3 +139,27 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleHold checks the status line around a stop with the job: Hold
+// erases it at once, none is drawn while held, and Release lets the next
+// update draw it again.
+func TestConsoleHold(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	c := New(&b, true, func() int { return 80 })
+	c.Status("cursor-wrap 1s")
+	settle(c)
+	c.Hold(time.Second)
+	if want := "\rcursor-wrap 1s\x1b[K\r\x1b[K"; b.String() != want {
+		t.Errorf("after Hold: %q, want %q", b.String(), want)
+	}
+	c.Status("cursor-wrap 2s")
+	settle(c)
+	c.Release()
+	c.Status("cursor-wrap 3s")
+	settle(c)
+	c.Close(time.Second)
+	if want := "\rcursor-wrap 1s\x1b[K\r\x1b[K\rcursor-wrap 3s\x1b[K"; b.String() != want {
+		t.Errorf("console wrote %q, want %q", b.String(), want)
+	}
+}

@@ -262,17 +262,22 @@ func backoff(e *stream.AgentError, n int) time.Duration {
 }
 
 // sleep waits d, unless the run is cancelled or the wrapper gets a signal
-// first: then it returns the signal and true.
+// first: then it returns the signal and true. Stopped with its job
+// meanwhile (Ctrl-Z), the wrapper stops and then waits out the rest.
 func (j *Job) sleep(ctx context.Context, d time.Duration) (os.Signal, bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil, false
-	case sig := <-j.Signals:
-		return sig, true
-	case <-ctx.Done():
-		return nil, true
+	for {
+		select {
+		case <-t.C:
+			return nil, false
+		case sig := <-j.Signals:
+			return sig, true
+		case sig := <-j.Stops:
+			ptyproxy.StopWithJob(sig, j.Terminal)
+		case <-ctx.Done():
+			return nil, true
+		}
 	}
 }
 

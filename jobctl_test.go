@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// termShell is an interactive shell under a PTY of the test's, with job
+// control on, as a user has it in a terminal.
+type termShell struct {
+	t      *testing.T
+	ctx    context.Context
+	term   *os.File
+	screen *syncBuffer
+	mark   int // where the next wait starts looking
+}
+
+func startTermShell(t *testing.T, shell string, env []string) *termShell {
+	t.Helper()
+	args := map[string][]string{"bash": {"--norc", "--noprofile", "-i"}, "zsh": {"-f", "-i"}}[shell]
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, shellFor(t, shell), args...)
+	cmd.Env = append(testEnv(), env...)
+	term, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &termShell{t: t, ctx: ctx, term: term, screen: &syncBuffer{}}
+	go s.screen.ReadFrom(term)
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		term.Close()
+	})
+	// zsh -f has job control on when interactive; say so for both.
+	s.run(`set -m; PS1='$ '; echo RE''ADY`)
+	s.waitFor("READY\r\n")
+	return s
+}
+
+// run types a command line.
+func (s *termShell) run(line string) { s.send(line + "\r") }
+
+func (s *termShell) send(b string) {
+	if _, err := s.term.WriteString(b); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// waitFor waits until the screen shows want after the last wait's match,
+// and returns the screen up to and including it.
+func (s *termShell) waitFor(want string) string {
+	s.t.Helper()
+	for {
+		screen := s.screen.String()
+		if i := strings.Index(screen[s.mark:], want); i >= 0 {
+			s.mark += i + len(want)
+			return screen[:s.mark]
+		}
+		if s.ctx.Err() != nil {
+			s.t.Fatalf("waiting for %q; the terminal shows:\n%s", want, screen)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// procState is a process's state letter from /proc ("T": stopped), or ""
+// when it is gone.
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return f[0]
+}
+
+// parentOf is a process's parent pid from /proc.
+func parentOf(pid int) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+var ttyPid = regexp.MustCompile(`"pid":(\d+),[^\n]*"type":"tty"`)
+
+// ttyAgentPid is the pid the last tty line on the screen shows.
+func ttyAgentPid(t *testing.T, screen string) int {
+	t.Helper()
+	m := ttyPid.FindAllStringSubmatch(screen, -1)
+	if len(m) == 0 {
+		t.Fatalf("no agent pid on the screen:\n%s", screen)
+	}
+	n, _ := strconv.Atoi(m[len(m)-1][1])
+	return n
+}
+
+var seqRe = regexp.MustCompile(`"seq":(\d+)`)
+
+// seqs lists the tick numbers the screen shows, in order.
+func seqs(screen string) []int {
+	var out []int
+	for _, m := range seqRe.FindAllStringSubmatch(screen, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestCtrlZ checks job control through the shell functions, in bash and
+// zsh under a terminal: Ctrl-Z stops the agent with the wrapper (both in
+// state T), a stop longer than the idle timeout is no hang, fg continues
+// the run to its end with every line in order and exit 0; in a pipeline
+// `jobs` shows the command as typed, and Ctrl-C after Ctrl-Z and fg still
+// stops the run.
+func TestCtrlZ(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("reads process states from /proc")
+	}
+	for _, sh := range []string{"bash", "zsh"} {
+		t.Run(sh, func(t *testing.T) {
+			t.Parallel()
+			bin := t.TempDir()
+			if err := os.Symlink(agentBin, filepath.Join(bin, "cursor-agent")); err != nil {
+				t.Fatal(err)
+			}
+			logDir := t.TempDir()
+			s := startTermShell(t, sh, []string{"HOME=" + t.TempDir(), "TERM=dumb", "CURSOR_WRAP_LOG_DIR=" + logDir,
+				"CURSOR_WRAP_IDLE_TIMEOUT=1s", "PATH=" + filepath.Dir(wrapperBin) + ":" + bin + ":/usr/bin:/bin"})
+			s.run(`eval "$(cursor-wrap shell-init ` + sh + `)"; echo LO''ADED`)
+			s.waitFor("LOADED\r\n")
+			stopped := map[string]string{"bash": "Stopped", "zsh": "suspended"}[sh]
+
+			s.run("cursor-agent -p --output-format stream-json tty tick 40 100ms")
+			tty := s.waitFor(`"seq":3`)
+			agent := ttyAgentPid(t, tty)
+			wrapper := parentOf(agent)
+			s.send("\x1a")
+			s.waitFor(stopped)
+			for _, pid := range []int{agent, wrapper} {
+				if st := procState(pid); st != "T" {
+					t.Errorf("pid %d (agent %d, wrapper %d) in state %q after Ctrl-Z, want T", pid, agent, wrapper, st)
+				}
+			}
+			// Stopped for more than twice the idle timeout: no hang.
+			time.Sleep(2500 * time.Millisecond)
+			// zsh drops the rest of a command line stopped: the status
+			// is asked for after fg, typed ahead.
+			s.run("fg")
+			s.run(`echo "r""c=$?"`)
+			screen := s.waitFor("rc=")
+			end := s.waitFor("\r\n")
+			if rc := strings.TrimSpace(end[len(screen):]); rc != "0" {
+				t.Errorf("status after fg: %s, want 0\n%s", rc, end)
+			}
+			got := seqs(screen)
+			if len(got) != 40 {
+				t.Errorf("%d lines of 40: %v", len(got), got)
+			}
+			for i, n := range got {
+				if n != i {
+					t.Fatalf("lines out of order: %v", got)
+				}
+			}
+			if strings.Contains(screen, "hang") {
+				t.Errorf("a hang was declared while stopped:\n%s", screen)
+			}
+			logs, _ := filepath.Glob(filepath.Join(logDir, "*.jsonl"))
+			for _, l := range logs {
+				b, _ := os.ReadFile(l)
+				if strings.Contains(string(b), "hang_detected") || !strings.Contains(string(b), `"signal":"SIGSTOP"`) || !strings.Contains(string(b), `"signal":"SIGCONT"`) {
+					t.Errorf("session log: no SIGSTOP and SIGCONT, or a hang:\n%s", b)
+				}
+			}
+
+			// In a pipeline the shell runs the function as part of the job:
+			// `jobs` shows what was typed.
+			typed := "cursor-agent -p --output-format stream-json tty tick 1000 100ms | cat"
+			s.run(typed)
+			tty = s.waitFor(`"seq":2`)
+			agent = ttyAgentPid(t, tty)
+			s.send("\x1a")
+			s.waitFor(stopped)
+			s.run("jobs")
+			s.waitFor(typed)
+			if st := procState(agent); st != "T" {
+				t.Errorf("agent in state %q after Ctrl-Z in a pipeline, want T", st)
+			}
+			s.run("fg")
+			s.waitFor(`"seq":5`)
+			s.send("\x03")
+			s.run(`echo "r""c=$?"`)
+			screen = s.waitFor("rc=")
+			end = s.waitFor("\r\n")
+			if rc := strings.TrimSpace(end[len(screen):]); rc != "130" {
+				t.Errorf("status after Ctrl-C: %s, want 130\n%s", rc, end)
+			}
+			for deadline := time.Now().Add(10 * time.Second); procState(agent) != "" && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if st := procState(agent); st != "" {
+				t.Errorf("the agent is still there after Ctrl-C, state %q", st)
+			}
+		})
+	}
+}
