@@ -191,7 +191,7 @@ func drawStatus(stderr *console.Console, latest *atomic.Pointer[ptyproxy.Status]
 				return
 			case now := <-tick.C:
 				// In the background (bg) the terminal is the shell's.
-				if st := latest.Load(); st != nil && foreground(2) {
+				if st := latest.Load(); st != nil && !background(2) {
 					stderr.Status(string(redact([]byte(st.Line(now, profile)))))
 				}
 			}
@@ -200,11 +200,13 @@ func drawStatus(stderr *console.Console, latest *atomic.Pointer[ptyproxy.Status]
 	return func() { close(done); <-stopped }
 }
 
-// foreground reports whether the wrapper's process group is the
-// foreground one of the terminal at fd.
-func foreground(fd int) bool {
+// background reports whether the terminal at fd is the wrapper's
+// controlling terminal with another process group in its foreground (the
+// shell's, after bg). A terminal that is not its controlling one has no
+// say (ENOTTY).
+func background(fd int) bool {
 	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	return err == nil && pgrp == unix.Getpgrp()
+	return err == nil && pgrp != unix.Getpgrp()
 }
 
 // jobTerminal is the user's terminal as the wrapper stopping with its job
