@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -219,5 +222,88 @@ func TestCtrlZ(t *testing.T) {
 				t.Errorf("the agent is still there after Ctrl-C, state %q", st)
 			}
 		})
+	}
+}
+
+// TestStopWithoutATerminal checks a stop and a continue sent with kill to a
+// wrapper that has no terminal and no shell (a process manager, a script):
+// the agent stops and goes on with it, and the time stopped is no hang.
+// In an orphaned process group, where the kernel discards a stop (nobody
+// is left to continue it), the run goes on.
+func TestStopWithoutATerminal(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("reads process states from /proc")
+	}
+	for _, tc := range []struct {
+		name  string
+		attr  syscall.SysProcAttr
+		stops bool
+	}{
+		// A group of its own, whose parent (the test) is in its session.
+		{"group", syscall.SysProcAttr{Setpgid: true}, true},
+		// A session of its own: its group is orphaned.
+		{"orphaned", syscall.SysProcAttr{Setsid: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stopAndContinue(t, &tc.attr, tc.stops)
+		})
+	}
+}
+
+// stopAndContinue runs the wrapper with attr, sends it SIGTSTP, and if
+// stops, checks that it and the agent stop, then sends SIGCONT after more
+// than the idle timeout: the run must end by itself with every line.
+func stopAndContinue(t *testing.T, attr *syscall.SysProcAttr, stops bool) {
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--idle-timeout", "1s", "--", "tty", "tick", "30", "100ms", "line", resultLine)
+	cmd.Env = testEnv()
+	cmd.SysProcAttr = attr
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var out strings.Builder
+	for line := range lines {
+		out.WriteString(line + "\n")
+		if strings.Contains(line, `"seq":3,`) {
+			break
+		}
+	}
+	agent := ttyAgentPid(t, out.String())
+	cmd.Process.Signal(syscall.SIGTSTP)
+	if stops {
+		for deadline := time.Now().Add(10 * time.Second); procState(agent) != "T" || procState(cmd.Process.Pid) != "T"; {
+			if time.Now().After(deadline) {
+				t.Fatalf("after SIGTSTP: agent in state %q, wrapper %q; want both T", procState(agent), procState(cmd.Process.Pid))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(2 * time.Second) // Twice the idle timeout, stopped.
+		cmd.Process.Signal(syscall.SIGCONT)
+	}
+	for line := range lines {
+		out.WriteString(line + "\n")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("wrapper: %v\n%s", err, stderr.Bytes())
+	}
+	want := make([]int, 30)
+	for i := range want {
+		want[i] = i
+	}
+	if got := seqs(out.String()); !slices.Equal(got, want) {
+		t.Errorf("lines %v, want 0 to 29", got)
 	}
 }
