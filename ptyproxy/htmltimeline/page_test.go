@@ -137,3 +137,36 @@ func TestTokens(t *testing.T) {
 		t.Errorf("a tokens lane for a run that reported no usage")
 	}
 }
+
+// FuzzPageMarkup writes whatever text the fuzzer finds wherever the log's
+// words reach the page: the page's markup (every < and >) stays that of
+// the same run with plain words, so nothing from the log became markup.
+func FuzzPageMarkup(f *testing.F) {
+	f.Add("<script>alert(1)</script>", "</script><img src=x onerror=alert(2)>", `" onmouseover="x`)
+	f.Add("\u202e<b>", "]]><!--", "<svg><title></title><script>")
+	page := func(a, b, c string) string {
+		code := 1
+		tl := &timeline.Timeline{Path: a, SessionID: b, Agent: c, Start: time.Unix(1700000000, 0),
+			Calls:   []timeline.Call{{ID: "1", Kind: a, Command: b, Start: ms(time.Second), Duration: ms(time.Minute)}},
+			Entries: []timeline.Entry{{At: ms(time.Second), What: c}, {At: ms(time.Minute), Gap: ms(time.Minute), What: a}},
+			Notes:   []timeline.Entry{{At: ms(2 * time.Second), What: "warning", Detail: c}},
+			Verdict: &timeline.Verdict{At: ms(2 * time.Minute), Reason: watchdog.Reason{Kind: a, Question: b}},
+			Kills:   []timeline.Entry{{At: ms(2 * time.Minute), What: b, Detail: c}},
+			Exit:    &timeline.Ended{At: ms(2 * time.Minute), AgentCode: &code, Cause: a, Status: &code},
+			Answer:  c,
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, []*timeline.Timeline{tl}, 10*time.Second); err != nil {
+			f.Fatal(err)
+		}
+		return buf.String()
+	}
+	markup := func(s string) int { return strings.Count(s, "<") + strings.Count(s, ">") }
+	plain := markup(page("x", "x", "x"))
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		// Words that show as nothing would drop their element.
+		if got := markup(page("x"+a+"x", "x"+b+"x", "x"+c+"x")); got != plain {
+			t.Errorf("%d < and > on the page, %d with plain words", got, plain)
+		}
+	})
+}
