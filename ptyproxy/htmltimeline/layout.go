@@ -22,6 +22,8 @@ const (
 	rowGap     = 3.0
 	maxRows    = 12 // rows of bars in a lane; calls beyond share the least busy
 	maxListed  = 50 // calls in the table; more show the longest
+	maxNotes   = 100
+	maxAnswer  = 4000
 	maxText    = 300
 )
 
@@ -244,15 +246,27 @@ func callTitle(c timeline.Call) string {
 // streaming, the process tree busy), by a tool call when one was running.
 func silences(t *timeline.Timeline, s scale, gap time.Duration) []silence {
 	var spans [][2]timeline.Millis
-	prev := timeline.Millis(0)
-	for _, e := range t.Entries {
-		if time.Duration(e.At-prev) >= gap {
-			spans = append(spans, [2]timeline.Millis{prev, e.At})
+	// A row folds a run of like events, so the silence before a row is
+	// its gap, measured from the last event before it, not the row above.
+	for i, e := range t.Entries {
+		from := e.At - e.Gap
+		if i == 0 {
+			from = 0 // the command record: the agent's start-up
 		}
-		prev = e.At
+		if time.Duration(e.At-from) >= gap {
+			spans = append(spans, [2]timeline.Millis{from, e.At})
+		}
 	}
-	if last := end(t); time.Duration(last-prev) >= gap {
-		spans = append(spans, [2]timeline.Millis{prev, last})
+	// The last silence runs to the end; a verdict says when it began.
+	var from timeline.Millis
+	if n := len(t.Entries); n > 0 {
+		from = t.Entries[n-1].At
+	}
+	if v := t.Verdict; v != nil {
+		from = max(from, v.At-timeline.Millis(v.Reason.Silence))
+	}
+	if last := end(t); time.Duration(last-from) >= gap {
+		spans = append(spans, [2]timeline.Millis{from, last})
 	}
 	out := make([]silence, 0, len(spans))
 	for _, sp := range spans {

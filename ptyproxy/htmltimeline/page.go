@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
@@ -61,12 +62,12 @@ type page struct {
 	Lanes                           []lane
 	Legend                          []legendItem
 	Calls                           int
-	Bars                            int
 	Tokens                          *tokenLane
 	Spent                           string
 	Listed                          []callRow
 	ListedAll                       bool
 	Notes                           []noteRow
+	NotesLeft                       int // past maxNotes, not listed
 	Verdicts                        []string
 	Outcome                         string
 	Answer                          string
@@ -74,7 +75,7 @@ type page struct {
 }
 
 // Write writes the page for a run's attempts, first attempt first (see
-// timeline.Run). Silences at least gap long are shaded.
+// timeline's Attempts). Silences at least gap long are shaded.
 func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 	if len(run) == 0 {
 		return fmt.Errorf("no attempt to draw")
@@ -106,14 +107,10 @@ func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 			l.Verdict = v.Word()
 			p.Verdicts = append(p.Verdicts, fmt.Sprintf("%s: %s at %s: %s", l.Title, v.Word(), clock(at(t, v.At), s), stream.Display(v.Reason.Describe())))
 		}
-		if e := t.Exit; e != nil {
-			l.Exit = exitWords(e)
-		}
 		l.place(y)
 		y += l.Height + 10
 		p.Lanes = append(p.Lanes, l)
 		p.Calls += len(t.Calls)
-		p.Bars += len(bs)
 		p.Logs = append(p.Logs, stream.Display(t.Path))
 		for _, c := range t.Calls {
 			calls = append(calls, callRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, c.Start), s), Kind: stream.Cut(stream.Display(c.Kind), 40),
@@ -121,6 +118,10 @@ func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 				Declared: declared(c), Open: c.Open})
 		}
 		for _, n := range t.Notes {
+			if len(p.Notes) == maxNotes {
+				p.NotesLeft++
+				continue
+			}
 			p.Notes = append(p.Notes, noteRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, n.At), s), What: stream.Display(n.What), Detail: stream.Cut(stream.Display(n.Detail), maxText)})
 		}
 		if st := t.Stopped; st != nil {
@@ -136,7 +137,7 @@ func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 	if e := last.Exit; e != nil {
 		p.Outcome = exitWords(e)
 	}
-	p.Answer = stream.Cut(stream.Display(last.Answer), 2000)
+	p.Answer = answer(last.Answer)
 	return pageTemplate.Execute(w, p)
 }
 
@@ -165,6 +166,16 @@ func marks(t *timeline.Timeline, s scale) []mark {
 		out = append(out, mark{X: s.x(at(t, e.At)), Class: "exit", Title: clock(at(t, e.At), s) + " " + exitWords(e)})
 	}
 	return out
+}
+
+// answer shows the agent's answer line by line, each line through
+// stream.Display, cut at maxAnswer characters.
+func answer(s string) string {
+	var lines []string
+	for l := range strings.Lines(s) {
+		lines = append(lines, stream.Display(l))
+	}
+	return stream.Cut(strings.TrimSpace(strings.Join(lines, "\n")), maxAnswer)
 }
 
 func exitWords(e *timeline.Ended) string {

@@ -66,8 +66,8 @@ func countBars(page string) (n, calls int) {
 }
 
 // TestManyCalls draws 5,000 calls over three hours: the calls narrower than
-// a pixel merge, the bars still stand for every call, and the page stays
-// small.
+// a pixel merge, the bars still stand for every call, the notes table is
+// cut, and the page stays small.
 func TestManyCalls(t *testing.T) {
 	tl := &timeline.Timeline{Start: time.Unix(1700000000, 0), Path: "long.jsonl"}
 	kinds := []string{"shellToolCall", "readToolCall", "editToolCall"}
@@ -79,11 +79,17 @@ func TestManyCalls(t *testing.T) {
 		tl.Calls = append(tl.Calls, timeline.Call{ID: fmt.Sprint(i), Kind: kinds[i%5%3], Command: fmt.Sprintf("step %d", i),
 			Start: ms(time.Duration(i) * 2 * time.Second), Duration: ms(took), Declared: ms(10 * time.Minute)})
 		tl.Entries = append(tl.Entries, timeline.Entry{At: ms(time.Duration(i) * 2 * time.Second)})
+		if i%33 == 0 {
+			tl.Notes = append(tl.Notes, timeline.Entry{At: ms(time.Duration(i) * 2 * time.Second), What: "warning", Detail: "hang imminent"})
+		}
 	}
 	page := draw(t, 10*time.Second, tl)
 	n, calls := countBars(page)
 	if calls != 5000 || n >= 2000 || n < 10 {
 		t.Errorf("%d bars stand for %d calls; want 5000 calls in far fewer bars", n, calls)
+	}
+	if !strings.Contains(page, "and 52 more notes") {
+		t.Errorf("the 152 notes are not cut at 100")
 	}
 	if len(page) > 512<<10 {
 		t.Errorf("the page is %d KB", len(page)>>10)

@@ -31,7 +31,7 @@ func (t *Timeline) Attempts(gap time.Duration) []*Timeline {
 			continue
 		}
 		prev, err := Read(logs[i], gap)
-		if err != nil || !resumes(cur.Argv, prev.SessionID) {
+		if err != nil || prev.Start.IsZero() || !resumes(cur.Argv, prev.SessionID) {
 			continue
 		}
 		run = append([]*Timeline{prev}, run...)
@@ -44,7 +44,7 @@ func (t *Timeline) Attempts(gap time.Duration) []*Timeline {
 			continue
 		}
 		next, err := Read(logs[i], gap)
-		if err != nil {
+		if err != nil || next.Start.IsZero() {
 			continue
 		}
 		run = append(run, next)
