@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bufio"
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,17 +13,20 @@ import (
 )
 
 // Attempts returns t and the other attempts of its run, read from the logs
-// beside t's, first attempt first. Each attempt has a log of its own;
-// an attempt after a restart resumes the session of the one before, so its
-// command line names that session's id, and that is the link. A restart
-// that could not resume (its agent named no session) starts a run of its
-// own here.
+// beside t's, first attempt first. Each attempt has a log of its own, and
+// its command record the run's id. A log written before there was one is
+// linked through the session a restart resumes: its command line names
+// the session of the attempt before; a restart that could not resume (its
+// agent named no session) then starts a run of its own.
 func (t *Timeline) Attempts(gap time.Duration) []*Timeline {
 	run := []*Timeline{t}
 	logs := sessionlog.List(filepath.Dir(t.Path)) // newest first
 	at := slices.IndexFunc(logs, func(p string) bool { return sameFile(p, t.Path) })
 	if at < 0 {
 		return run
+	}
+	if t.Run != "" {
+		return t.sameRun(logs, at, gap)
 	}
 	// Earlier attempts: older logs, the one before named in this one's argv.
 	for i, cur := at+1, t; i < len(logs) && cur.Attempt > 1; i++ {
@@ -50,6 +54,25 @@ func (t *Timeline) Attempts(gap time.Duration) []*Timeline {
 		run = append(run, next)
 		cur = next
 	}
+	return run
+}
+
+// sameRun reads the logs whose command record names t's run, by attempt.
+func (t *Timeline) sameRun(logs []string, at int, gap time.Duration) []*Timeline {
+	var run []*Timeline
+	for i := len(logs) - 1; i >= 0; i-- { // oldest first
+		if i == at {
+			run = append(run, t)
+			continue
+		}
+		if c := commandOf(logs[i]); c == nil || c.Run != t.Run {
+			continue
+		}
+		if o, err := Read(logs[i], gap); err == nil && !o.Start.IsZero() {
+			run = append(run, o)
+		}
+	}
+	slices.SortStableFunc(run, func(a, b *Timeline) int { return cmp.Compare(a.Attempt, b.Attempt) })
 	return run
 }
 

@@ -29,7 +29,9 @@ type Timeline struct {
 	Cwd       string   `json:"cwd,omitempty"`
 	Argv      []string `json:"argv,omitempty"`
 	// Attempt counts the attempts of the run: 2 and on follow a restart.
-	Attempt int `json:"attempt,omitempty"`
+	// Run is the same in every attempt of one run.
+	Attempt int    `json:"attempt,omitempty"`
+	Run     string `json:"run,omitempty"`
 	// Start is the log's first record, to the millisecond: every offset
 	// (at_ms, start_ms) is measured from it.
 	Start   time.Time `json:"start"`
@@ -168,7 +170,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			}
 			switch r := rec.(type) {
 			case *sessionlog.Command:
-				t.Argv, t.Agent, t.Attempt = r.Argv, r.Agent, r.Attempt
+				t.Argv, t.Agent, t.Attempt, t.Run = r.Argv, r.Agent, r.Attempt, r.Run
 				if p, err := stream.ProfileNamed(r.Agent); err == nil {
 					t.parse = p.Parse
 				}
