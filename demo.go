@@ -77,7 +77,7 @@ func demo(args []string) int {
 		"line", `{"type":"tool_call","subtype":"started","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"args":{"command":"make integration","timeout":3000}}},"session_id":"`+sid+`"}`,
 		"sleep", "2500ms",
 		"line", `{"type":"tool_call","subtype":"completed","call_id":"toolu_demo_1","tool_call":{"shellToolCall":{"result":{"success":{"exitCode":0}}}},"session_id":"`+sid+`"}`,
-		"setsid-child", "hang")
+		"tool-child", "hang")
 	say("   => exit status %d (hang killed); the agent's tool process in its own session was killed too.", status2)
 	say("")
 	say("See what the wrapper recorded: cursor-wrap inspect --log-dir %s --last-hang", dir)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,5 +57,32 @@ func TestDemoOnATerminal(t *testing.T) {
 	}
 	if !strings.Contains(out, "cursor-wrap inspect --log-dir "+filepath.Dir(logs[0][1])+" --last-hang\n") {
 		t.Errorf("the demo does not say how to inspect its logs:\n%s", out)
+	}
+}
+
+// TestDemoIntoAFile: `cursor-wrap demo > stream.jsonl` keeps the stream
+// the wrapper forwarded, and only that: every line is an event of the
+// fake cursor-agent's sessions, none the fake agent's own report of the
+// tool process it started.
+func TestDemoIntoAFile(t *testing.T) {
+	t.Parallel()
+	r := runRaw(t, nil, "demo")
+	if r.code != 0 {
+		t.Fatalf("demo: exit %d: %s", r.code, r.stderr)
+	}
+	if logs := regexp.MustCompile(`(?m)^   Log: (/\S+\.jsonl)$`).FindSubmatch(r.stderr); logs != nil {
+		t.Cleanup(func() { os.RemoveAll(filepath.Dir(string(logs[1]))) })
+	}
+	events := map[string]bool{"system": true, "user": true, "assistant": true, "thinking": true, "tool_call": true, "result": true}
+	n := 0
+	for line := range bytes.Lines(r.stdout) {
+		var ev struct{ Type string }
+		if err := json.Unmarshal(line, &ev); err != nil || !events[ev.Type] {
+			t.Errorf("not a cursor-agent event in the stream: %.200s", line)
+		}
+		n++
+	}
+	if n < 40 {
+		t.Errorf("%d lines in the stream; want the two sessions' events", n)
 	}
 }

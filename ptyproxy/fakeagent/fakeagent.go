@@ -72,6 +72,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   read DURATION    read /dev/zero without printing
   group-child      start a child in the same process group that sleeps forever
   setsid-child     start a child in its own session that ignores SIGTERM and SIGHUP
+  tool-child       the same, unannounced on stdout: a tool the agent runs
   hold-pty         start a setsid child that keeps stdout open and sleeps
   chatty-child     start a setsid child that writes a line to stdout every 50ms, forever
   setsid-noenv     start a setsid child with an empty environment (env -i setsid daemon)
@@ -374,7 +375,7 @@ func (a *agent) step(args []string) (int, error) {
 			return 0, err
 		}
 		return 3, a.talk(args[1], args[2])
-	case "group-child", "setsid-child", "hold-pty", "chatty-child", "setsid-noenv":
+	case "group-child", "setsid-child", "tool-child", "hold-pty", "chatty-child", "setsid-noenv":
 		return 1, a.child(args[0])
 	case "exit":
 		if err := need(1); err != nil {

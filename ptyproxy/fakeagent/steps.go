@@ -115,7 +115,7 @@ func (a *agent) child(kind string) error {
 	// make it run the whole script again, and start children of its own.
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
 	switch kind {
-	case "setsid-child":
+	case "setsid-child", "tool-child":
 		cmd.Args = append(cmd.Args, "ignore")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	case "hold-pty":
@@ -132,7 +132,9 @@ func (a *agent) child(kind string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	a.printJSON(map[string]any{"type": "child", "kind": kind, "pid": cmd.Process.Pid})
+	if kind != "tool-child" {
+		a.printJSON(map[string]any{"type": "child", "kind": kind, "pid": cmd.Process.Pid})
+	}
 	return nil
 }
 
