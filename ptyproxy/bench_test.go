@@ -213,8 +213,10 @@ func BenchmarkFeed(b *testing.B) {
 
 // BenchmarkRun runs whole attempts: the fake agent prints 16 MiB of 1 KiB
 // or 8 MiB lines under the proxy, with the session log as the wrapper
-// writes it (records redacted, queued, written to a file) or without one.
-// Profile the proxy with
+// writes it (records redacted, queued, written to a file) or without one;
+// and, stderr-heavy, 4 MiB of 1 KiB lines each written by itself and
+// followed by a line on stderr, which is passed on only once the line
+// before it is. Profile the proxy with
 //
 //	go test -run '^$' -bench 'Run/lines1KiB/^log$' -benchtime 10x -cpuprofile cpu.out ./ptyproxy
 func BenchmarkRun(b *testing.B) {
@@ -222,20 +224,22 @@ func BenchmarkRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const total = 16 << 20
-	for _, size := range []int{1 << 10, 8 << 20} {
+	for _, c := range []struct {
+		name        string
+		step        string
+		size, total int
+	}{
+		{"lines1KiB", "lines", 1 << 10, 16 << 20},
+		{"lines8MiB", "lines", 8 << 20, 16 << 20},
+		{"mixed1KiB", "mixed", 1 << 10, 4 << 20},
+	} {
 		for _, logged := range []bool{true, false} {
-			name := "lines1KiB"
-			if size > 1<<10 {
-				name = "lines8MiB"
-			}
-			name += map[bool]string{true: "/log", false: "/nolog"}[logged]
-			b.Run(name, func(b *testing.B) {
-				b.SetBytes(total)
+			b.Run(c.name+map[bool]string{true: "/log", false: "/nolog"}[logged], func(b *testing.B) {
+				b.SetBytes(int64(c.total))
 				b.ReportAllocs()
 				cpu0 := cpuTime()
 				for b.Loop() {
-					runBench(b, self, size, total/size, logged)
+					runBench(b, self, c.step, c.size, c.total/c.size, logged)
 				}
 				// CPU time moves less than wall time on a shared machine.
 				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
@@ -252,15 +256,17 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// runBench runs one attempt, set up as the wrapper sets one up.
-func runBench(b *testing.B, self string, size, n int, logged bool) {
+// runBench runs one attempt, set up as the wrapper sets one up: the agent
+// prints n lines of size bytes with step ("lines" or "mixed"), its stderr
+// going to the same pipe as its stdout.
+func runBench(b *testing.B, self, step string, size, n int, logged bool) {
 	out, stop := drainPipe(b)
 	defer stop()
 	o := Options{
 		Path:       self,
-		Args:       []string{fakeagent.Subcommand, "lines", strconv.Itoa(n), strconv.Itoa(size)},
+		Args:       []string{fakeagent.Subcommand, step, strconv.Itoa(n), strconv.Itoa(size)},
 		Env:        agentEnv(),
-		IO:         IO{Stdout: out},
+		IO:         IO{Stdout: out, Stderr: out},
 		Parse:      stream.Parse,
 		Thresholds: fast(),
 		Tick:       5 * time.Second,

@@ -67,6 +67,7 @@ const Usage = `fakeagent [cursor-agent flags] STEP...   (or the steps in $FAKEAG
   answer N         print a cursor result whose answer is N bytes, ending in "THE END"
   repeat N TEXT    print TEXT and a newline N times, as fast as possible
   lines N SIZE     print N JSON lines of SIZE bytes each, as fast as possible
+  mixed N SIZE     as lines, each line followed by one on stderr that counts them
   tick N EVERY     print N small JSON lines, one every EVERY, each stamped with its send time
   burn DURATION    use a quarter of a core without printing
   read DURATION    read /dev/zero without printing
@@ -280,7 +281,7 @@ func (a *agent) step(args []string) (int, error) {
 		}
 		a.out.Flush()
 		return 3, nil
-	case "lines", "tick":
+	case "lines", "mixed", "tick":
 		if err := need(2); err != nil {
 			return 0, err
 		}
@@ -298,9 +299,9 @@ func (a *agent) step(args []string) (int, error) {
 		}
 		size, err := strconv.Atoi(args[2])
 		if err != nil || size < 40 {
-			return 0, fmt.Errorf("lines: size %q: want a number ≥ 40", args[2])
+			return 0, fmt.Errorf("%s: size %q: want a number ≥ 40", args[0], args[2])
 		}
-		a.lines(n, size)
+		a.lines(n, size, args[0] == "mixed")
 		return 3, nil
 	case "errflood", "calls":
 		if err := need(1); err != nil {

@@ -53,13 +53,18 @@ func (a *agent) answer(n int) {
 	a.out.Flush()
 }
 
-// lines prints n JSON lines of size bytes each, newline included.
-func (a *agent) lines(n, size int) {
+// lines prints n JSON lines of size bytes each, newline included; mixed,
+// each line is written by itself and followed by "stderr N" on stderr.
+func (a *agent) lines(n, size int, mixed bool) {
 	head := []byte(`{"type":"thinking","subtype":"delta","text":"`)
 	line := append(head, bytes.Repeat([]byte("x"), size-len(head)-3)...)
 	line = append(line, '"', '}', '\n')
-	for range n {
+	for i := range n {
 		a.out.Write(line)
+		if mixed {
+			a.out.Flush()
+			fmt.Fprintf(os.Stderr, "stderr %d\n", i+1)
+		}
 	}
 	a.out.Flush()
 }
