@@ -57,6 +57,7 @@ type reader struct {
 	recooked atomic.Int32
 	uncook   bool
 
+	flush flushes // stdout before stderr (order.go)
 	readerOS
 }
 
@@ -70,6 +71,7 @@ func newReader(master *os.File, out io.Writer, clock loopClock) *reader {
 		batches: make(chan *batch, batchPool),
 		free:    make(chan *batch, batchPool),
 		done:    make(chan error, 1),
+		flush:   newFlushes(),
 	}
 	for range batchPool {
 		r.free <- &batch{buf: make([]byte, readSize)}
@@ -78,6 +80,7 @@ func newReader(master *os.File, out io.Writer, clock loopClock) *reader {
 }
 
 func (r *reader) run() {
+	defer close(r.flush.ended)
 	for {
 		b := <-r.free
 		n, err := r.read(b.buf)
@@ -118,7 +121,9 @@ func (r *reader) run() {
 // descriptor only once the loop is out, so no other file can take its
 // number while it is read. A passed deadline ends a read before it looks,
 // as the poller's does, so a leftover process that never stops writing
-// cannot keep the drain going past its bound.
+// cannot keep the drain going past its bound. A read that finds the master
+// empty, with nothing read before it, does the flushes asked before it
+// looked (order.go).
 func (r *reader) read(buf []byte) (n int, err error) {
 	if d := r.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
 		return 0, os.ErrDeadlineExceeded
@@ -137,6 +142,7 @@ func (r *reader) read(buf []byte) (n int, err error) {
 		}
 		woke := false // wait said the master was readable
 		for n < len(buf) {
+			asked := r.flush.asked.Load()
 			m, err := syscall.Read(int(fd), buf[n:])
 			switch {
 			case err == syscall.EINTR:
@@ -145,16 +151,17 @@ func (r *reader) read(buf []byte) (n int, err error) {
 				if n > 0 {
 					return
 				}
+				r.flushed(asked)
 				if woke {
 					// Readable, yet nothing to read (poll(2) does that
 					// with FreeBSD ptys, arcan#97): do not spin on it.
 					time.Sleep(time.Millisecond)
 				}
-				if err := r.wait(int(fd)); err != nil {
+				var err error
+				if woke, err = r.wait(int(fd)); err != nil {
 					rerr = err
 					return
 				}
-				woke = true
 				continue
 			case err != nil:
 				rerr = err

@@ -11,23 +11,25 @@ import (
 
 // readerOS is what reading the master needs on macOS beyond the shared
 // reader: a pipe whose read end wakes the wait when the deadline changes
-// (no eventfd there).
+// or a flush is asked for (no eventfd there).
 type readerOS struct {
 	wakeR  *os.File // the reader's own
 	wakeFD int      // wakeR's descriptor
 	wakeW  atomic.Pointer[os.File]
 }
 
-// wait returns once the master is readable, or os.ErrDeadlineExceeded
-// when the deadline passes first. It waits with select(2): Go's poller and
-// poll(2) do not work with a pty master on macOS (see prepareMaster).
-func (r *reader) wait(master int) error {
+// wait returns once the master is readable with true, or once woken (a
+// flush asked for, the deadline changed) with false, or
+// os.ErrDeadlineExceeded when the deadline passes first. It waits with
+// select(2): Go's poller and poll(2) do not work with a pty master on
+// macOS (see prepareMaster).
+func (r *reader) wait(master int) (bool, error) {
 	for {
 		var tv *unix.Timeval
 		if d := r.deadline.Load(); d != 0 {
 			left := time.Until(time.Unix(0, d))
 			if left <= 0 {
-				return os.ErrDeadlineExceeded
+				return false, os.ErrDeadlineExceeded
 			}
 			t := unix.NsecToTimeval(left.Nanoseconds())
 			tv = &t
@@ -39,14 +41,15 @@ func (r *reader) wait(master int) error {
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			return err
+			return false, err
 		}
-		if set.IsSet(r.wakeFD) {
+		woken := set.IsSet(r.wakeFD)
+		if woken {
 			var b [64]byte
-			_, _ = unix.Read(r.wakeFD, b[:]) // Emptied; the deadline is read again above.
+			_, _ = unix.Read(r.wakeFD, b[:]) // Emptied; the caller reads the master again.
 		}
-		if set.IsSet(master) {
-			return nil
+		if readable := set.IsSet(master); readable || woken {
+			return readable, nil
 		}
 	}
 }
@@ -86,7 +89,21 @@ func (r *reader) closeWait() {
 // under way so that it sees t.
 func (r *reader) setDeadline(t time.Time) {
 	r.deadline.Store(t.UnixNano())
-	if w := r.wakeW.Load(); w != nil {
-		_, _ = w.Write([]byte{0}) // Fails only once the reader has ended.
+	r.wake()
+}
+
+// wake wakes the wait under way, or the next one. It never blocks: a full
+// pipe wakes the wait already. Once the reader has ended it does nothing.
+func (r *reader) wake() {
+	w := r.wakeW.Load()
+	if w == nil {
+		return
 	}
+	rc, err := w.SyscallConn()
+	if err != nil {
+		return // Closed: the reader has ended.
+	}
+	_ = rc.Control(func(fd uintptr) {
+		_, _ = unix.Write(int(fd), []byte{0}) // Nonblocking (os.Pipe): EAGAIN when full.
+	})
 }

@@ -6,25 +6,28 @@ import (
 	"cursor-wrap/stream"
 )
 
-// The agent's stderr: passed on as it arrives, each line logged by the
-// loop, and what is left read at the end within a bound.
+// The agent's stderr: passed on as it arrives, after the stdout written
+// before it (order.go), each line logged by the loop, and what is left
+// read at the end within a bound.
 
 // A stderrText is a line of the agent's stderr, or (whole unset) the
-// start of one its writer paused after, stamped with the time of its read
-// as a batch of output is: the two arrive by separate ways, and an event
-// read before it did not answer it.
+// start of one its writer paused after, stamped with the time it was
+// passed on, as a batch of output is: the two arrive by separate ways, and
+// an event read before it did not answer it.
 type stderrText struct {
 	text  []byte
 	whole bool
 	at    time.Time
 }
 
-// readStderr passes the agent's stderr on as it arrives and hands each line
-// to the loop for the log (lines), until the loop abandons it; when the
-// loop listens for questions, the unfinished line after each read too.
+// readStderr passes the agent's stderr on as it arrives, once what the
+// agent wrote to stdout before it has been, and hands each line to the
+// loop for the log (lines), until the loop abandons it; when the loop
+// listens for questions, the unfinished line after each read too.
 func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon <-chan struct{}) {
 	defer close(done)
 	defer close(lines)
+	order := stdoutFirst{r: l.r, timer: l.clock.NewTimer(), clock: l.clock}
 	var at time.Time
 	send := func(text []byte, whole bool) {
 		select {
@@ -37,6 +40,7 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	for {
 		n, err := l.p.stderr.Read(buf)
 		if n > 0 {
+			order.wait()
 			at = l.clock.Now()
 			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
 			split.Write(buf[:n])
