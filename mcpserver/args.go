@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -12,17 +14,20 @@ import (
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // runInput is the arguments of run_agent and start_agent.
 type runInput struct {
-	Prompt      string `json:"prompt" jsonschema:"the task for the agent, as you would type it to the agent"`
-	Workspace   string `json:"workspace,omitempty" jsonschema:"the directory the agent works in (default: the server's working directory)"`
-	Model       string `json:"model,omitempty" jsonschema:"the model the agent uses (default: auto for cursor, the agent's own default for the others)"`
-	Agent       string `json:"agent,omitempty" jsonschema:"which agent CLI runs the task: a profile name such as cursor, claude, codex, gemini or opencode (default: the configured agent)"`
-	Resume      string `json:"resume,omitempty" jsonschema:"a session_id from an earlier result or from agent_sessions: the agent continues that session"`
-	IdleTimeout string `json:"idle_timeout,omitempty" jsonschema:"longest silence with no tool call running, as a Go duration such as 90s or 5m; clamped to the server's bounds"`
-	HardTimeout string `json:"hard_timeout,omitempty" jsonschema:"wall-clock cap on the whole run, as a Go duration such as 30m; clamped to the server's bounds"`
+	Prompt      string  `json:"prompt" jsonschema:"the task for the agent, as you would type it to the agent"`
+	Workspace   string  `json:"workspace,omitempty" jsonschema:"the directory the agent works in (default: the server's working directory)"`
+	Model       string  `json:"model,omitempty" jsonschema:"the model the agent uses (default: auto for cursor, the agent's own default for the others)"`
+	Agent       string  `json:"agent,omitempty" jsonschema:"which agent CLI runs the task: a profile name such as cursor, claude, codex, gemini or opencode (default: the configured agent)"`
+	Resume      string  `json:"resume,omitempty" jsonschema:"a session_id from an earlier result or from agent_sessions: the agent continues that session"`
+	IdleTimeout string  `json:"idle_timeout,omitempty" jsonschema:"longest silence with no tool call running, as a Go duration such as 90s or 5m; clamped to the server's bounds"`
+	HardTimeout string  `json:"hard_timeout,omitempty" jsonschema:"wall-clock cap on the whole run, as a Go duration such as 30m; clamped to the server's bounds"`
+	MaxTokens   int     `json:"max_tokens,omitempty" jsonschema:"stop the run once the agent reports more input plus output tokens than this (cache reads do not count); never above the server's max_tokens"`
+	MaxCostUSD  float64 `json:"max_cost_usd,omitempty" jsonschema:"stop the run once the cost the agent states (Claude Code and OpenCode state one) passes this many US dollars; never above the server's max_cost_usd"`
 }
 
 // maxName bounds a model name or a session id.
@@ -80,7 +85,25 @@ func launchFor(in runInput, cfg config.Config) (job.Request, job.Limits, error) 
 	if lim.Hard, err = bounded(&lim, "hard_timeout", in.HardTimeout, hardDefault, m.MinHardTimeout, m.MaxHardTimeout); err != nil {
 		return l, lim, err
 	}
+	if in.MaxTokens < 0 {
+		return l, lim, fmt.Errorf("max_tokens %d: want a positive whole number of tokens, or none", in.MaxTokens)
+	}
+	if !(in.MaxCostUSD >= 0) || math.IsInf(in.MaxCostUSD, 0) {
+		return l, lim, fmt.Errorf("max_cost_usd %v: want a positive number of US dollars, or none", in.MaxCostUSD)
+	}
+	lim.MaxTokens = budget(&lim, watchdog.BudgetTokens, in.MaxTokens, cfg.MaxTokens, strconv.Itoa)
+	lim.MaxCostUSD = budget(&lim, watchdog.BudgetCost, in.MaxCostUSD, cfg.MaxCostUSD, watchdog.Dollars)
 	return l, lim, nil
+}
+
+// budget is the budget a call asked for, no more than the config's own
+// (the server's owner caps what its callers spend), noting a clamp in lim.
+func budget[N int | float64](lim *job.Limits, name string, asked, configured N, show func(N) string) N {
+	if asked > 0 && configured > 0 && asked > configured {
+		lim.Clamped = append(lim.Clamped, config.Clamp{Name: name, Requested: show(asked), Applied: show(configured), Bound: name})
+		return configured
+	}
+	return asked
 }
 
 // validName reports whether a model name or session id can be passed as

@@ -25,6 +25,7 @@ const (
 	codeTimedOut = "ETIMEDOUT" // tool calls past their deadlines (kind tool), or hard_timeout (kind deadline)
 	codeExit     = "EEXIT"     // the agent exited without a result (kind exit)
 	codePerson   = "EPERSON"   // the agent asked what only a person can answer (kind person)
+	codeBudget   = "EBUDGET"   // the agent reported more than max_tokens or max_cost_usd allows (kind budget)
 	codeCanceled = "ECANCELED" // the caller cancelled, or the server is stopping
 	codeInvalid  = "EINVAL"    // an argument is wrong; nothing was run
 	codeStart    = "ESTART"    // the agent could not be started
@@ -240,6 +241,10 @@ func (r *run) result(res job.Result) *final {
 			f.Reason = &rs
 		}
 		f.Message = fmt.Sprintf("The agent %s. Its process tree ended after %s.", strings.TrimPrefix(watchdog.PersonWords(r.clean(q.Quote, maxCommand), q.Fix), "the agent "), watchdog.Round(took))
+	case out.Cause == ptyproxy.OverBudget:
+		rs := r.cleanReason(out.Reason)
+		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeBudget
+		f.Message = fmt.Sprintf("The agent was stopped by its budget: %s. Its process tree was killed after %s.", rs.Describe(), watchdog.Round(took))
 	case out.Cause == ptyproxy.Hung:
 		rs := r.cleanReason(out.Reason)
 		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeTimedOut
@@ -343,6 +348,8 @@ func (r *run) suggest(f *failure) []string {
 			r.lim.Hard, cfg.MCP.MaxHardTimeout))
 	case kindExit:
 		out = append(out, "partial.stderr_tail usually says why the agent stopped (not logged in, an unknown model, a network error)")
+	case watchdog.KindBudget:
+		out = append(out, "the budget counts from the start of each run: a resumed session spends afresh, so resume with a narrower prompt, or split the task, before you raise "+f.Reason.Budget)
 	case watchdog.KindPerson:
 		out = append(out, "a rerun as it is meets the same question: do what the message names first (a flag such as --trust in args, a login on this machine), then call again")
 	}

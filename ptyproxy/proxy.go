@@ -154,17 +154,20 @@ const (
 	// AwaitingPerson: the agent asked what only a person can answer and
 	// went quiet; the tree was stopped.
 	AwaitingPerson
+	// OverBudget: the agent reported more than max_tokens or max_cost_usd
+	// allows; the tree was stopped.
+	OverBudget
 )
 
 func (c Cause) String() string {
-	return [...]string{"exited", "hung", "overdue", "interrupted", "downstream_closed", "cancelled", "waiting_on_person"}[c]
+	return [...]string{"exited", "hung", "overdue", "interrupted", "downstream_closed", "cancelled", "waiting_on_person", "over_budget"}[c]
 }
 
 // Outcome is what happened to one attempt.
 type Outcome struct {
 	Cause  Cause
 	Signal os.Signal       // for Interrupted: the signal received
-	Reason watchdog.Reason // for Hung, Overdue and AwaitingPerson
+	Reason watchdog.Reason // for Hung, Overdue, AwaitingPerson and OverBudget
 	// Question is what the agent asked that only a person can answer: why
 	// it was stopped (AwaitingPerson), or its last words when it exited by
 	// itself without its answer; nil if none.

@@ -302,6 +302,8 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 	case r.Kind == watchdog.KindPerson:
 		cause = AwaitingPerson
 		l.out.Question = &stream.Question{Quote: r.Question, Fix: r.Fix}
+	case r.Kind == watchdog.KindBudget:
+		cause = OverBudget
 	}
 	r.StdinOpen = l.p.stdinOpen.Load()
 	l.out.Cause, l.out.Reason = cause, r
@@ -315,6 +317,8 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 		l.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
 	case AwaitingPerson:
 		l.o.Console.Error(r.Describe() + "; stopping the agent")
+	case OverBudget:
+		l.o.Console.Error("over budget: " + r.Describe() + "; stopping the agent's process group")
 	default:
 		l.o.Console.Info("the agent finished its answer but did not exit in time (" + r.Describe() + "); stopping it")
 	}

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // A Reason explains a verdict: everything the hang record needs.
 type Reason struct {
-	Kind          string        // KindIdle, KindTool, KindDeadline, KindExit or KindPerson
+	Kind          string        // KindIdle, KindTool, KindDeadline, KindExit, KindPerson or KindBudget
 	Silence       time.Duration // since the last output
 	Elapsed       time.Duration // since the attempt started
 	Threshold     time.Duration // the limit of the rule in Kind, if one
@@ -27,6 +28,11 @@ type Reason struct {
 	// Question quotes what the agent asked a person (KindPerson), and Fix
 	// says what lets a run go on without one.
 	Question, Fix string
+	// Budget is the key of the budget a KindBudget reason is about
+	// (BudgetTokens or BudgetCost), Limit its value and Total what the
+	// agent had reported when it passed it: tokens, or US dollars.
+	Budget       string
+	Limit, Total float64
 }
 
 // An OpenCall is a tool call that was running at the check.
@@ -54,6 +60,9 @@ type reasonJSON struct {
 	StdinOpen     bool           `json:"stdin_open,omitempty"`
 	Question      string         `json:"question,omitempty"`
 	Fix           string         `json:"fix,omitempty"`
+	Budget        string         `json:"budget,omitempty"`
+	Limit         float64        `json:"budget_limit,omitempty"`
+	Total         float64        `json:"budget_total,omitempty"`
 }
 
 type openCallJSON struct {
@@ -84,7 +93,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
 		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
 		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{}, StdinOpen: r.StdinOpen,
-		Question: r.Question, Fix: r.Fix,
+		Question: r.Question, Fix: r.Fix, Budget: r.Budget, Limit: r.Limit, Total: r.Total,
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
@@ -105,7 +114,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
 		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen,
-		Question: in.Question, Fix: in.Fix}
+		Question: in.Question, Fix: in.Fix, Budget: in.Budget, Limit: in.Limit, Total: in.Total}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
@@ -138,6 +147,8 @@ func (r Reason) describe() string {
 		return "the agent printed its result but did not exit within " + Round(r.Threshold)
 	case KindPerson:
 		return PersonWords(r.Question, r.Fix)
+	case KindBudget:
+		return BudgetWords(r.Budget, r.Limit, r.Total)
 	case KindTool:
 		var calls []string
 		for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
@@ -164,6 +175,29 @@ func (r Reason) describe() string {
 // asked, and names the fix.
 func PersonWords(question, fix string) string {
 	return fmt.Sprintf("the agent is waiting on a person: it asked %q, and nobody can answer a headless run; %s", question, fix)
+}
+
+// BudgetWords says that the run passed a budget: which one, its limit and
+// the total the agent reported.
+func BudgetWords(budget string, limit, total float64) string {
+	if budget == BudgetCost {
+		return fmt.Sprintf("the agent stated a cost of %s, past the %s budget of %s", Dollars(total), budget, Dollars(limit))
+	}
+	return fmt.Sprintf("the agent reported %.0f tokens, input plus output, past the %s budget of %.0f", total, budget, limit)
+}
+
+// Dollars writes a cost in US dollars: to the cent, or below a dollar to
+// up to four places, since a run's cost is often a fraction of a cent.
+func Dollars(usd float64) string {
+	places := 2
+	if usd < 1 {
+		places = 4
+	}
+	s := strconv.FormatFloat(usd, 'f', places, 64)
+	for places > 2 && strings.HasSuffix(s, "0") {
+		s, places = s[:len(s)-1], places-1
+	}
+	return "$" + s
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r

@@ -29,6 +29,11 @@ type Thresholds struct {
 	// TextMode is set by the orchestrator for a run whose output is not a
 	// stream of events: its silence is judged by evidence alone (idleDue).
 	TextMode bool
+	// MaxTokens and MaxCostUSD are the run's budgets, 0 for none: input
+	// plus output tokens (cache reads are cheap and huge, so they do not
+	// count), and the cost the agent itself states.
+	MaxTokens  int
+	MaxCostUSD float64
 }
 
 // DefaultThresholds are the defaults the README's configuration table
@@ -98,6 +103,16 @@ func (th Thresholds) Validate() error {
 		case f.v < 0:
 			bad(f.key, "%v is negative", f.v)
 		}
+	}
+	// Likewise a NaN budget would never be passed: no budget, unsaid.
+	switch c := th.MaxCostUSD; {
+	case math.IsNaN(c) || math.IsInf(c, 0):
+		bad("max_cost_usd", "%v is not a number a budget can be", c)
+	case c < 0:
+		bad("max_cost_usd", "%v is negative", c)
+	}
+	if th.MaxTokens < 0 {
+		bad("max_tokens", "%d is negative", th.MaxTokens)
 	}
 	return errors.Join(errs...)
 }

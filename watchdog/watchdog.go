@@ -365,6 +365,13 @@ const (
 	KindDeadline = "deadline" // the attempt's hard timeout
 	KindExit     = "exit"     // answer complete, agent did not exit
 	KindPerson   = "person"   // a question only a person can answer, then quiet
+	KindBudget   = "budget"   // the agent reported more than a budget allows
+)
+
+// The budgets a KindBudget reason names, by their config keys.
+const (
+	BudgetTokens = "max_tokens"
+	BudgetCost   = "max_cost_usd"
 )
 
 // MaxReasonCalls bounds the open calls a Reason lists (the longest

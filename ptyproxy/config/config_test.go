@@ -41,11 +41,12 @@ tool_grace = "10s"
 kill_grace = "2s"
 restarts = 2
 activity_cpu_floor = 1
+max_cost_usd = 1.5
 [tool_timeouts]
 shellToolCall = "20m"
 [mcp]
 max_concurrent = 8
-`, []string{"CURSOR_WRAP_TOOL_GRACE=20s", "CURSOR_WRAP_KILL_GRACE=3s", "UNRELATED=1", "CURSOR_WRAP_UNKNOWN=x"}, map[string]string{"kill_grace": "4s"})
+`, []string{"CURSOR_WRAP_TOOL_GRACE=20s", "CURSOR_WRAP_KILL_GRACE=3s", "UNRELATED=1", "CURSOR_WRAP_UNKNOWN=x", "CURSOR_WRAP_MAX_TOKENS=200000"}, map[string]string{"kill_grace": "4s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +64,8 @@ max_concurrent = 8
 		{ToolTimeoutsKey, `{shellToolCall = "20m0s"}`, FromFile},
 		{"mcp.max_concurrent", "8", FromFile},
 		{"mcp.max_idle_timeout", "30m0s", FromDefault},
+		{"max_tokens", "200000", FromEnv},
+		{"max_cost_usd", "1.5", FromFile},
 	} {
 		if v, src := c.Value(tc.key), c.Source(tc.key); v != tc.value || src != tc.src {
 			t.Errorf("%s = %s from %s, want %s from %s", tc.key, v, src, tc.value, tc.src)
@@ -105,6 +108,10 @@ func TestConfigErrors(t *testing.T) {
 			`: "htps://hooks.slack.com/…" is not desktop or an http(s) URL (did you mean "https://hooks.slack.com/…"?)`, nil},
 		{"notify without scheme", "", nil, `(did you mean "https://ntfy.sh/…"?)`, []string{"CURSOR_WRAP_NOTIFY=ntfy.sh/topic"}},
 		{"unknown agent", "", nil, `$CURSOR_WRAP_AGENT=cusor: unknown agent "cusor"; known agents: cursor, claude, codex, gemini, opencode (did you mean "cursor"?)`, []string{"CURSOR_WRAP_AGENT=cusor"}},
+		{"negative token budget", "max_tokens = -1\n", nil, ":1: max_tokens: -1 is negative", nil},
+		{"NaN cost budget", "", map[string]string{"max_cost_usd": "NaN"}, "--max-cost-usd NaN: NaN is not a number a budget can be", nil},
+		{"negative cost budget", "", nil, "$CURSOR_WRAP_MAX_COST_USD=-0.5: -0.5 is negative", []string{"CURSOR_WRAP_MAX_COST_USD=-0.5"}},
+		{"cost budget in words", "max_cost_usd = \"ten\"\n", nil, ":1: max_cost_usd: want a number", nil},
 		{"notify event", "notify_on = [\"hang\", \"finsh\"]\n", nil, `:1: notify_on: "finsh" is not one of hang, error, restart, finish, warn (did you mean "finish"?)`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

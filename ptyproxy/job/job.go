@@ -67,12 +67,16 @@ type Job struct {
 	spent   stream.Tally     // over the attempts, each adding its total
 }
 
-// Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds.
+// Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds,
+// and its budgets (0 for none of its own): the tighter of a call's and the
+// config's applies, so a reloaded one still holds.
 type Limits struct {
-	Via     string // who fixed them, for the command record: "mcp"
-	Idle    time.Duration
-	Hard    time.Duration
-	Clamped []config.Clamp
+	Via        string // who fixed them, for the command record: "mcp"
+	Idle       time.Duration
+	Hard       time.Duration
+	MaxTokens  int
+	MaxCostUSD float64
+	Clamped    []config.Clamp
 }
 
 // A Result is how a run ended: its last attempt's outcome and log, and
@@ -350,6 +354,9 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		}
 		j.notify(notify.Error, res, words)
 	}
+	if out.Cause == ptyproxy.OverBudget {
+		j.notify(notify.Error, res, res.Reason.Describe())
+	}
 	if out.Cause == ptyproxy.Hung {
 		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
@@ -394,15 +401,24 @@ func (j *Job) commandRecord(run string, n int, args []string) sessionlog.Command
 }
 
 // thresholds are the config's, with the call's own timeouts if it set
-// them, for the run's mode: one whose output is no stream of events is
+// them and the tighter of its budgets and the config's, for the run's mode: one whose output is no stream of events is
 // judged by evidence alone.
 func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
 	th := cfg.Thresholds
 	th.TextMode = j.Cmd.Mode == stream.Bytes
 	if l := j.Call; l != nil {
 		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
+		th.MaxTokens, th.MaxCostUSD = tighter(l.MaxTokens, th.MaxTokens), tighter(l.MaxCostUSD, th.MaxCostUSD)
 	}
 	return th
+}
+
+// tighter is the smaller of two budgets, 0 being none.
+func tighter[N int | float64](a, b N) N {
+	if a > 0 && (b == 0 || a < b) {
+		return a
+	}
+	return b
 }
 
 // LogPath returns the running (or last) attempt's session log, "" before

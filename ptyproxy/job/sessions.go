@@ -104,6 +104,8 @@ func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
 		si.Outcome = "hung (" + t.Verdict.Reason.Kind + ")"
 	case e.Cause == ptyproxy.AwaitingPerson.String():
 		si.Outcome = "waiting on a person"
+	case e.Cause == ptyproxy.OverBudget.String():
+		si.Outcome = "over budget"
 	case si.Hung || e.Cause == "cancelled" || e.Cause == "interrupted":
 		si.Outcome = e.Cause
 	case e.Status != nil && *e.Status == 0:

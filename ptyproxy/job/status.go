@@ -29,6 +29,9 @@ const (
 	// ExitPerson: the agent asked what only a person can answer (trust,
 	// a login, [y/N]); the wrapper stopped it, or it gave up.
 	ExitPerson = 85
+	// ExitBudget: the agent reported more than max_tokens or max_cost_usd
+	// allows, and the wrapper stopped it.
+	ExitBudget = 86
 	// exitNoResult flags a direct stream-json run whose agent exited 0
 	// without its result.
 	exitNoResult = 1
@@ -37,7 +40,8 @@ const (
 // Status is the exit status of an attempt of c that ended as out. It is
 // the agent's own (128+n when a signal n ended it, as a shell reports it),
 // except where the wrapper acted: 124 for a hang; 85 when the agent asked
-// what only a person can answer and was stopped; 0 when the agent gave
+// what only a person can answer and was stopped; 86 when it passed a
+// budget and was stopped; 0 when the agent gave
 // its answer but had to be stopped; 128+n for a signal n the wrapper got
 // and passed on; 141 when the wrapper's stdout was closed by its reader, 74
 // when it failed otherwise. One more case is the wrapper's: a direct
@@ -60,6 +64,8 @@ func (c Command) Status(out ptyproxy.Outcome) int {
 		return ExitHang
 	case ptyproxy.AwaitingPerson:
 		return ExitPerson
+	case ptyproxy.OverBudget:
+		return ExitBudget
 	case ptyproxy.Overdue:
 		return 0
 	case ptyproxy.Interrupted:

@@ -61,6 +61,8 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 		return "answered, did not exit, and was stopped"
 	case ptyproxy.AwaitingPerson:
 		return "waited on a person and was stopped"
+	case ptyproxy.OverBudget:
+		return "passed a budget and was stopped (" + out.Reason.Describe() + ")"
 	case ptyproxy.Interrupted:
 		return "was interrupted by " + ptyproxy.SignalName(out.Signal)
 	case ptyproxy.Downstream:

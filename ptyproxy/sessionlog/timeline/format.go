@@ -123,6 +123,8 @@ func (v *Verdict) Word() string {
 		return "overdue"
 	case v.Reason.Kind == watchdog.KindPerson:
 		return "waiting on a person"
+	case v.Reason.Kind == watchdog.KindBudget:
+		return "over budget"
 	}
 	return "hang (" + stream.Display(v.Reason.Kind) + ")"
 }
