@@ -165,7 +165,8 @@ Flags:
 Exit status: the agent's own, except where the wrapper acted: 124 hang
 killed; 85 the agent asked what only a person can answer (trust, login,
 [y/N]) and was stopped, or in direct mode exited 0 after such a question;
-0 when the agent answered but had to be stopped; 128+n after signal n; 141
+86 the agent reported more than --max-tokens or --max-cost-usd allow and was
+stopped; 0 when the agent answered but had to be stopped; 128+n after signal n; 141
 (74) when stdout was closed (failed). In direct mode with stream-json, an
 agent that exits 0 without a result (its stream was cut short), or with a
 result that says it failed, gets 1. In direct mode, a run that failed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,6 +71,18 @@ func TestLaunchFor(t *testing.T) {
 	cfg.HardTimeout = 2 * time.Minute
 	if _, lim, _ := launchFor(runInput{Prompt: "x"}, cfg); lim.Hard != 2*time.Minute {
 		t.Errorf("hard_timeout from the config: %v", lim.Hard)
+	}
+	for _, in := range []runInput{{Prompt: "x", MaxTokens: -1}, {Prompt: "x", MaxCostUSD: -0.5}, {Prompt: "x", MaxCostUSD: math.NaN()}} {
+		if _, _, err := launchFor(in, cfg); err == nil {
+			t.Errorf("budgets %d, %v accepted", in.MaxTokens, in.MaxCostUSD)
+		}
+	}
+	// A call's budget may be tighter than the config's, never looser.
+	cfg.MaxTokens, cfg.MaxCostUSD = 5000, 0.5
+	_, lim, err := launchFor(runInput{Prompt: "x", MaxTokens: 9000, MaxCostUSD: 0.25}, cfg)
+	if err != nil || lim.MaxTokens != 5000 || lim.MaxCostUSD != 0.25 || len(lim.Clamped) != 1 ||
+		lim.Clamped[0] != (config.Clamp{Name: "max_tokens", Requested: "9000", Applied: "5000", Bound: "max_tokens"}) {
+		t.Errorf("budgets: %+v, %v", lim, err)
 	}
 }
 

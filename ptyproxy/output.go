@@ -119,6 +119,11 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	if notice&watchdog.DuplicateCall != 0 {
 		l.o.Log.Write(sessionlog.Warning{Message: "a tool call started twice; its first start counts", CallID: ev.CallID})
 	}
+	if notice&watchdog.PassedAtEnd != 0 {
+		words := watchdog.BudgetWords(l.wd.OverBudget()) + ", when the run had ended: nothing was stopped"
+		l.o.Log.Write(sessionlog.Warning{Message: words})
+		l.o.Console.Warn(words)
+	}
 }
 
 // logEvent adds a line's event record to the batch's records, stamped

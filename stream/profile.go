@@ -26,6 +26,10 @@ type Profile struct {
 	// UsageTiming says when the agent reports what it spends: as it goes
 	// (a budget holds mid-run) or only at the end.
 	UsageTiming UsageTiming
+	// CostTiming says when the agent states what its run cost (Claude in
+	// its result, OpenCode per step); UsageUnknown for one that states
+	// none, whose cost is never guessed.
+	CostTiming UsageTiming
 
 	// Command line. subcommand must come first for headless runs (codex
 	// exec, opencode run); valueFlags take the next argument unless

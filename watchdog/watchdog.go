@@ -57,6 +57,12 @@ const (
 	DuplicateCall
 	// NewSession: the stream named the session id, or a new one.
 	NewSession
+	// UsageChanged: the total the agent reported spending changed (see
+	// Usage).
+	UsageChanged
+	// PassedAtEnd: the total passed a budget after the terminal event,
+	// when the run can no longer be stopped short of it (see OverBudget).
+	PassedAtEnd
 )
 
 // NoNotice is an event with nothing to mention.
@@ -117,6 +123,8 @@ type Watchdog struct {
 	// last words on its terminal put, written at askedAt; nil for none.
 	asked   *stream.Question
 	askedAt time.Time
+
+	spent spending // budget.go
 }
 
 // New returns a Watchdog for an attempt that started at start.
@@ -190,7 +198,7 @@ func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	if ev.Terminal && !w.done {
 		w.done, w.doneAt = true, now
 	}
-	return notice
+	return notice | w.spend(ev, now)
 }
 
 // declaredOpen reports whether an open call has a declared budget.
@@ -278,8 +286,12 @@ func (w *Watchdog) hangAt() (at time.Time, kind string) {
 	return at, KindTool
 }
 
-// killAt is the earliest instant any rule declares a hang.
+// killAt is the earliest instant any rule declares a hang. A passed
+// budget is due from when the total passed it: at once.
 func (w *Watchdog) killAt() (time.Time, string) {
+	if budget, _, _ := w.OverBudget(); budget != "" {
+		return w.spent.at, KindBudget
+	}
 	at, kind := w.hangAt()
 	if w.asked != nil {
 		if ask := maxTime(w.askedAt, w.last).Add(AskWait); ask.Before(at) {
@@ -402,6 +414,8 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	case KindPerson:
 		r.Threshold, r.Silence = AskWait, now.Sub(maxTime(w.askedAt, w.last))
 		r.Question, r.Fix = w.asked.Quote, w.asked.Fix
+	case KindBudget:
+		r.Budget, r.Limit, r.Total = w.OverBudget()
 	}
 	top := w.calls.oldest(MaxReasonCalls)
 	r.OpenCalls = make([]OpenCall, len(top))

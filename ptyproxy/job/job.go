@@ -307,6 +307,10 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
+	for _, words := range j.Cmd.budgetCaveats(j.thresholds(cfg)) {
+		rec.Write(sessionlog.Warning{Message: words})
+		j.console.Warn(words)
+	}
 	warn := &warner{j: j, log: logFile, next: j.OnStatus}
 	onSession := func(id string) {
 		logFile.Rename(id)

@@ -24,6 +24,7 @@ func TestStatus(t *testing.T) {
 		{"no result, exit 5", ptyproxy.Outcome{ExitCode: 5}, 5},
 		{"killed by SIGSEGV", ptyproxy.Outcome{ExitCode: -1, ExitSignal: syscall.SIGSEGV}, 139},
 		{"hang", ptyproxy.Outcome{Cause: ptyproxy.Hung, ExitCode: -1, ExitSignal: syscall.SIGTERM}, 124},
+		{"over budget", ptyproxy.Outcome{Cause: ptyproxy.OverBudget, ExitCode: -1, ExitSignal: syscall.SIGTERM}, 86},
 		{"overdue", ptyproxy.Outcome{Cause: ptyproxy.Overdue, Done: true, ExitCode: -1, ExitSignal: syscall.SIGTERM}, 0},
 		{"interrupted", ptyproxy.Outcome{Cause: ptyproxy.Interrupted, Signal: syscall.SIGINT}, 130},
 		{"stdout gone", ptyproxy.Outcome{Cause: ptyproxy.Downstream}, 141},
@@ -56,6 +57,9 @@ func TestStatusKeepsTheAgents(t *testing.T) {
 		}
 		if got := tc.cmd.Status(ptyproxy.Outcome{Cause: ptyproxy.Hung}); got != ExitHang {
 			t.Errorf("%s, hang: status %d", tc.name, got)
+		}
+		if got := tc.cmd.Status(ptyproxy.Outcome{Cause: ptyproxy.OverBudget}); got != ExitBudget {
+			t.Errorf("%s, over budget: status %d", tc.name, got)
 		}
 	}
 }

@@ -1,0 +1,61 @@
+package watchdog
+
+import (
+	"time"
+
+	"cursor-wrap/stream"
+)
+
+// The budgets: the watchdog keeps the running total of what the agent
+// reports it spent (a stream.Tally of the events it is fed) and declares
+// a hang of KindBudget the moment that total passes MaxTokens (input plus
+// output tokens) or MaxCostUSD (a cost the agent stated; none is ever
+// guessed). Before the terminal event only: after it the run has ended
+// and its spending with it, so a total that passes a budget there (an
+// agent that reports only in its result) is a notice, PassedAtEnd.
+
+// spending is the watchdog's side of the budgets.
+type spending struct {
+	tally stream.Tally
+	at    time.Time // when the total last changed
+	told  bool      // PassedAtEnd was given
+}
+
+// Usage returns what the agent has reported it spent so far, and whether
+// it reported anything at all: a run that reports nothing is not one that
+// spent nothing.
+func (w *Watchdog) Usage() (stream.Usage, bool) {
+	return w.spent.tally.Total(), w.spent.tally.Reported()
+}
+
+// spend adds an event's usage to the total and says what it changed.
+func (w *Watchdog) spend(ev stream.Event, now time.Time) Notice {
+	changed := w.spent.tally.Add(ev)
+	if changed {
+		w.spent.at = now
+	}
+	notice := NoNotice
+	if changed {
+		notice |= UsageChanged
+	}
+	if w.done && (changed || ev.Terminal) && !w.spent.told {
+		if budget, _, _ := w.OverBudget(); budget != "" {
+			w.spent.told = true
+			notice |= PassedAtEnd
+		}
+	}
+	return notice
+}
+
+// OverBudget returns the budget the total has passed (BudgetTokens or
+// BudgetCost), its limit and the total, or "" if it passed none.
+func (w *Watchdog) OverBudget() (budget string, limit, total float64) {
+	u := w.spent.tally.Total()
+	if lim := w.th.MaxTokens; lim > 0 && u.Tokens() > int64(lim) {
+		return BudgetTokens, float64(lim), float64(u.Tokens())
+	}
+	if lim := w.th.MaxCostUSD; lim > 0 && u.HasCost && u.CostUSD > lim {
+		return BudgetCost, lim, u.CostUSD
+	}
+	return "", 0, 0
+}
