@@ -97,9 +97,10 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 		l.out.Events++
 	}
 	l.answer.Add(ev)
-	if l.usage.Add(ev) {
+	if notice&watchdog.UsageChanged != 0 {
 		l.flushEvents() // After the event that reported it.
-		l.o.Log.Write(sessionlog.UsageOf(l.usage.Total()))
+		u, _ := l.wd.Usage()
+		l.o.Log.Write(sessionlog.UsageOf(u))
 	}
 	if ev.Error != nil {
 		l.flushEvents()

@@ -91,7 +91,6 @@ type loop struct {
 	stderr   chan stderrText // nil once closed
 	events   []byte          // a batch's event records, written at once
 	answer   stream.Reply
-	usage    stream.Tally
 
 	// The last of what the agent wrote that is not its stream (asked.go),
 	// and the words of one of them with its unfinished line.
@@ -173,8 +172,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 	l.out.SessionID = l.wd.SessionID()
 	l.out.Done = l.wd.Done()
 	l.out.Answer = l.answer.String()
-	if l.usage.Reported() {
-		u := l.usage.Total()
+	if u, reported := l.wd.Usage(); reported {
 		l.out.Usage = &u
 	}
 	l.leftAsking()
