@@ -156,3 +156,17 @@ func TestMCPBudget(t *testing.T) {
 		t.Errorf("result %+v\nstderr:\n%s", res, c.stderr)
 	}
 }
+
+// TestBudgetHoldsOverRestarts: a restart after a hang does not start the
+// count again: the budget holds for the run, its attempts added up.
+func TestBudgetHoldsOverRestarts(t *testing.T) {
+	t.Parallel()
+	once := filepath.Join(t.TempDir(), "hung")
+	r := runWrapper(t, []string{steps("line", initLine, "line", claudeMessage("msg_1", 500, 100), "hang-once", once,
+		"line", claudeMessage("msg_2", 400, 101), "tick", "600", "100ms", "line", claudeResult)}, nil,
+		"--agent", "claude", "--restarts", "1", "--idle-timeout", "1s", "--max-tokens", "1500", "--", "fix it")
+	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*.jsonl"))
+	if r.code != 86 || len(logs) != 2 || !bytes.Contains(r.stderr, []byte("the agent reported 1701 tokens, input plus output, past the max_tokens budget of 1500")) {
+		t.Errorf("exit %d, %d attempts; stderr %s", r.code, len(logs), r.stderr)
+	}
+}

@@ -59,8 +59,11 @@ type Options struct {
 	KeepOrphans bool
 
 	Thresholds watchdog.Thresholds
-	Tick       time.Duration // longest wait between two checks
-	KillGrace  time.Duration // from SIGTERM to SIGKILL
+	// Spent is what the run's earlier attempts reported spending: the
+	// budgets count it too.
+	Spent     stream.Usage
+	Tick      time.Duration // longest wait between two checks
+	KillGrace time.Duration // from SIGTERM to SIGKILL
 
 	Reload <-chan Reload // new thresholds from the config file
 

@@ -107,6 +107,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 	th := l.o.Thresholds
 	th.ActivityProbe = l.probe
 	l.wd = watchdog.New(th, now)
+	l.wd.SpentBefore(l.o.Spent)
 	l.timer, l.endTimer = l.clock.NewTimer(), l.clock.NewTimer()
 	go l.r.run()
 	stderrDone, abandon := make(chan struct{}), make(chan struct{})

@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"math"
 	"time"
 
 	"cursor-wrap/stream"
@@ -16,10 +17,16 @@ import (
 
 // spending is the watchdog's side of the budgets.
 type spending struct {
-	tally stream.Tally
-	at    time.Time // when the total last changed
-	told  bool      // PassedAtEnd was given
+	tally  stream.Tally
+	before stream.Usage // what the run's earlier attempts reported
+	at     time.Time    // when the total last changed
+	told   bool         // PassedAtEnd was given
 }
+
+// SpentBefore says what the run's earlier attempts reported spending: the
+// budgets hold for the run, so a restart does not start their count again.
+// Usage still reports this attempt's alone.
+func (w *Watchdog) SpentBefore(u stream.Usage) { w.spent.before = u }
 
 // Usage returns what the agent has reported it spent so far, and whether
 // it reported anything at all: a run that reports nothing is not one that
@@ -47,15 +54,20 @@ func (w *Watchdog) spend(ev stream.Event, now time.Time) Notice {
 	return notice
 }
 
-// OverBudget returns the budget the total has passed (BudgetTokens or
-// BudgetCost), its limit and the total, or "" if it passed none.
+// OverBudget returns the budget the run's total has passed (BudgetTokens
+// or BudgetCost), its limit and the total, or "" if it passed none.
 func (w *Watchdog) OverBudget() (budget string, limit, total float64) {
-	u := w.spent.tally.Total()
-	if lim := w.th.MaxTokens; lim > 0 && u.Tokens() > int64(lim) {
-		return BudgetTokens, float64(lim), float64(u.Tokens())
+	u, b := w.spent.tally.Total(), w.spent.before
+	// Each count saturates rather than wraps: so does their sum.
+	tokens := u.Tokens()
+	if tokens <= math.MaxInt64-b.Tokens() {
+		tokens += b.Tokens()
 	}
-	if lim := w.th.MaxCostUSD; lim > 0 && u.HasCost && u.CostUSD > lim {
-		return BudgetCost, lim, u.CostUSD
+	if lim := w.th.MaxTokens; lim > 0 && tokens > int64(lim) {
+		return BudgetTokens, float64(lim), float64(tokens)
+	}
+	if lim := w.th.MaxCostUSD; lim > 0 && u.HasCost && u.CostUSD+b.CostUSD > lim {
+		return BudgetCost, lim, u.CostUSD + b.CostUSD
 	}
 	return "", 0, 0
 }

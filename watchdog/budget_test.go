@@ -111,3 +111,29 @@ func TestBudgetAtEnd(t *testing.T) {
 		t.Errorf("a second time: notice %b", n)
 	}
 }
+
+// TestBudgetCountsEarlierAttempts: what the run's earlier attempts spent
+// counts against the budget; Usage is this attempt's alone.
+func TestBudgetCountsEarlierAttempts(t *testing.T) {
+	th := testThresholds()
+	th.MaxTokens, th.MaxCostUSD = 1000, 1
+	w := New(th, t0)
+	w.SpentBefore(stream.Usage{Input: 600, Output: 100, CostUSD: 0.75, HasCost: true})
+	w.ProcessEvent(message("m1", 200, 100), t0.Add(time.Second))
+	if v := w.Decide(t0.Add(time.Second)).Verdict; v != OK {
+		t.Fatalf("1000 tokens of 1000, over two attempts: %v", v)
+	}
+	w.ProcessEvent(message("m1", 200, 101), t0.Add(2*time.Second))
+	if v, r := w.Check(t0.Add(2 * time.Second)); v != Hang || r.Total != 1001 {
+		t.Errorf("1001 tokens over two attempts: %v %+v", v, r)
+	}
+	if u, _ := w.Usage(); u.Tokens() != 301 {
+		t.Errorf("this attempt's usage %+v", u)
+	}
+	w = New(th, t0)
+	w.SpentBefore(stream.Usage{CostUSD: 0.75, HasCost: true})
+	w.ProcessEvent(stream.Event{Type: "step_finish", Usage: &stream.Usage{CostUSD: 0.3, HasCost: true}}, t0.Add(time.Second))
+	if v, r := w.Check(t0.Add(time.Second)); v != Hang || r.Budget != BudgetCost || r.Total != 1.05 {
+		t.Errorf("$1.05 over two attempts: %v %+v", v, r)
+	}
+}

@@ -3,14 +3,24 @@ package job
 import (
 	"fmt"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
 
+// budgetCaveats says, on the console and in the log, what the budgets in
+// th cannot do for the run: a budget is never ignored without a word.
+func (j *Job) budgetCaveats(rec *sessionlog.Recorder, th watchdog.Thresholds) {
+	for _, words := range j.Cmd.budgetCaveats(th) {
+		rec.Write(sessionlog.Warning{Message: words})
+		j.console.Warn(words)
+	}
+}
+
 // budgetCaveats says what the budgets in th cannot do for c, one sentence
-// each: a budget is never ignored without a word. A run whose output is
-// no stream of events reports no usage; an agent may report it only in
-// its result, when the run is over; and only some agents state a cost.
+// each. A run whose output is no stream of events reports no usage; an
+// agent may report it only in its result, when the run is over; and only
+// some agents state a cost.
 func (c Command) budgetCaveats(th watchdog.Thresholds) []string {
 	if th.MaxTokens == 0 && th.MaxCostUSD == 0 {
 		return nil
@@ -33,4 +43,12 @@ func (c Command) budgetCaveats(th watchdog.Thresholds) []string {
 		}
 	}
 	return out
+}
+
+// tighter is the smaller of two budgets, 0 being none.
+func tighter[N int | float64](a, b N) N {
+	if a > 0 && (b == 0 || a < b) {
+		return a
+	}
+	return b
 }

@@ -307,10 +307,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
-	for _, words := range j.Cmd.budgetCaveats(j.thresholds(cfg)) {
-		rec.Write(sessionlog.Warning{Message: words})
-		j.console.Warn(words)
-	}
+	j.budgetCaveats(rec, j.thresholds(cfg))
 	warn := &warner{j: j, log: logFile, next: j.OnStatus}
 	onSession := func(id string) {
 		logFile.Rename(id)
@@ -332,6 +329,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		Asks:        j.Cmd.Profile.Asks,
 		KeepOrphans: cfg.KeepOrphans,
 		Thresholds:  j.thresholds(cfg),
+		Spent:       j.spent.Total(),
 		Tick:        cfg.TickInterval,
 		KillGrace:   cfg.KillGrace,
 		Reload:      reloads,
@@ -358,10 +356,10 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		}
 		j.notify(notify.Error, res, words)
 	}
-	if out.Cause == ptyproxy.OverBudget {
+	switch out.Cause {
+	case ptyproxy.OverBudget:
 		j.notify(notify.Error, res, res.Reason.Describe())
-	}
-	if out.Cause == ptyproxy.Hung {
+	case ptyproxy.Hung:
 		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
 	}
@@ -402,27 +400,6 @@ func (j *Job) commandRecord(run string, n int, args []string) sessionlog.Command
 		c.Via, c.IdleTimeout, c.HardTimeout, c.Clamped = l.Via, l.Idle.String(), l.Hard.String(), l.Clamped
 	}
 	return c
-}
-
-// thresholds are the config's, with the call's own timeouts if it set
-// them and the tighter of its budgets and the config's, for the run's mode: one whose output is no stream of events is
-// judged by evidence alone.
-func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
-	th := cfg.Thresholds
-	th.TextMode = j.Cmd.Mode == stream.Bytes
-	if l := j.Call; l != nil {
-		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
-		th.MaxTokens, th.MaxCostUSD = tighter(l.MaxTokens, th.MaxTokens), tighter(l.MaxCostUSD, th.MaxCostUSD)
-	}
-	return th
-}
-
-// tighter is the smaller of two budgets, 0 being none.
-func tighter[N int | float64](a, b N) N {
-	if a > 0 && (b == 0 || a < b) {
-		return a
-	}
-	return b
 }
 
 // LogPath returns the running (or last) attempt's session log, "" before

@@ -5,6 +5,8 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // follow subscribes a running attempt to the configuration's updates,
@@ -39,4 +41,18 @@ func (j *Job) reload(u config.Update) ptyproxy.Reload {
 	}
 	cfg := u.Config
 	return ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
+}
+
+// thresholds are the config's, with the call's own timeouts if it set
+// them and the tighter of its budgets and the config's, for the run's
+// mode: one whose output is no stream of events is judged by evidence
+// alone.
+func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
+	th := cfg.Thresholds
+	th.TextMode = j.Cmd.Mode == stream.Bytes
+	if l := j.Call; l != nil {
+		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
+		th.MaxTokens, th.MaxCostUSD = tighter(l.MaxTokens, th.MaxTokens), tighter(l.MaxCostUSD, th.MaxCostUSD)
+	}
+	return th
 }
