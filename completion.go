@@ -37,7 +37,7 @@ func wrapperFlags() []compFlag {
 func flagNames(flags []compFlag) []string {
 	names := make([]string, len(flags))
 	for i, f := range flags {
-		names[i] = "--" + f.name
+		names[i] = cli.Dashed(f.name)
 	}
 	return names
 }
@@ -99,16 +99,16 @@ func valueCases(flags []compFlag, files, dirs string, words func([]string) strin
 		switch {
 		case f.bool:
 		case f.Words != nil:
-			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, words(f.Words))
+			fmt.Fprintf(&b, "    %s) %s; return ;;\n", cli.Dashed(f.name), words(f.Words))
 		case f.File:
-			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, files)
+			fmt.Fprintf(&b, "    %s) %s; return ;;\n", cli.Dashed(f.name), files)
 		case f.Dir:
-			fmt.Fprintf(&b, "    --%s) %s; return ;;\n", f.name, dirs)
+			fmt.Fprintf(&b, "    %s) %s; return ;;\n", cli.Dashed(f.name), dirs)
 		default:
 			if free.Len() > 0 {
 				free.WriteString(" | ")
 			}
-			free.WriteString("--" + f.name)
+			free.WriteString(cli.Dashed(f.name))
 		}
 	}
 	if free.Len() > 0 {
@@ -200,7 +200,7 @@ func zshCompletion() string {
 	describeFlags := func(cf []compFlag) string {
 		var opts []string
 		for _, f := range cf {
-			opts = append(opts, describe("--"+f.name, f.doc))
+			opts = append(opts, describe(cli.Dashed(f.name), f.doc))
 		}
 		return strings.Join(opts, " ")
 	}
@@ -300,6 +300,10 @@ func fishFlags(b *strings.Builder, condition string, flags []compFlag) {
 		default:
 			arg = " -x"
 		}
-		fmt.Fprintf(b, "complete -c cursor-wrap -n %s -l %s%s -d %s\n", condition, f.name, arg, fishQuote(f.doc))
+		long := "-l"
+		if len(f.name) == 1 {
+			long = "-s"
+		}
+		fmt.Fprintf(b, "complete -c cursor-wrap -n %s %s %s%s -d %s\n", condition, long, f.name, arg, fishQuote(f.doc))
 	}
 }

@@ -269,9 +269,12 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 		flags.VisitAll(func(f *flag.Flag) {
 			declared[f.Name] = true
 			for sh, script := range scripts {
-				name := "--" + f.Name
+				name := cli.Dashed(f.Name)
 				if sh == "fish" {
 					name = "-l " + f.Name + " "
+					if len(f.Name) == 1 {
+						name = "-s " + f.Name + " "
+					}
 				}
 				if !strings.Contains(script, name) {
 					t.Errorf("%s completion lacks %s (of %s)", sh, name, flags.Name())
@@ -281,7 +284,7 @@ func TestCompletionFollowsTheFlags(t *testing.T) {
 	}
 	for name, values := range cli.Values {
 		if !declared[name] {
-			t.Errorf("cli.Values names --%s, which is not a flag", name)
+			t.Errorf("cli.Values names %s, which is not a flag", cli.Dashed(name))
 		}
 		if fs.Lookup(name) == nil {
 			continue

@@ -330,6 +330,7 @@ func TestErrorsNameTheFix(t *testing.T) {
 		{nil, []string{"inspect", cfg}, 1, cfg + ` is not a cursor-wrap session log: not a log record`},
 		{nil, []string{"inspect", "--json", "--html", cfg}, 2, "inspect: --json or --html, not both"},
 		{nil, []string{"inspect", "-o", "page.html", cfg}, 2, "inspect: -o names the file --html writes; give --html too"},
+		{nil, []string{"inspect", "--html", "-o"}, 2, "inspect: -o needs a value, as in -o FILE"},
 		{nil, []string{"inspect", "--html", cfg}, 1, cfg + ` is not a cursor-wrap session log: not a log record`},
 		{nil, []string{"config", "--int"}, 2, "config: unknown flag --int: did you mean --init?"},
 		{nil, []string{"doctor", "--shel", "zsh"}, 2, "doctor: unknown flag --shel: did you mean --shell?"},

@@ -36,6 +36,7 @@ var Values = map[string]Value{
 	"log-dir":   {Dir: true},
 	"workspace": {Dir: true},
 	"shell":     {Words: shellhook.Shells()},
+	"o":         {File: true}, // a file written
 }
 
 // settingFlag records a config key given on the command line; the value
@@ -59,6 +60,15 @@ func SettingFlags(fs *flag.FlagSet, configPath *string, into map[string]string, 
 		}
 	}
 	fs.StringVar(configPath, "config", "", "config file (default $CURSOR_WRAP_CONFIG, else $XDG_CONFIG_HOME/cursor-wrap/config.toml)")
+}
+
+// Dashed writes a flag's name as it is typed: a one-letter name with one
+// dash (-o), the others with two (--last).
+func Dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // Parse parses args with fs and says whether "--" ended the flags. Its
@@ -89,7 +99,7 @@ func Parse(fs *flag.FlagSet, args []string, sub string) (dashed bool, err error)
 		}
 		if IsBool(f) {
 			if _, err := strconv.ParseBool(value); hasValue && err != nil {
-				return false, fmt.Errorf("%s: %q is not true or false (--%s alone means true)", a, value, name)
+				return false, fmt.Errorf("%s: %q is not true or false (%s alone means true)", a, value, Dashed(name))
 			}
 			continue
 		}
@@ -97,13 +107,13 @@ func Parse(fs *flag.FlagSet, args []string, sub string) (dashed bool, err error)
 			// "--" ends the flags: taken for the value, it would leave the
 			// agent's args to be blamed as misplaced.
 			if i+1 == len(args) || args[i+1] == "--" {
-				return false, fmt.Errorf("--%s needs a value, as in --%s %s", name, name, Example(f))
+				return false, fmt.Errorf("%s needs a value, as in %s %s", Dashed(name), Dashed(name), Example(f))
 			}
 			i++
 			value = args[i]
 		}
 		if err := f.Value.Set(value); err != nil {
-			return false, fmt.Errorf("--%s %s: %s", name, value, valueProblem(f, value, err))
+			return false, fmt.Errorf("%s %s: %s", Dashed(name), value, valueProblem(f, value, err))
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -162,7 +172,7 @@ func SubUsage(w io.Writer, line string, fs *flag.FlagSet, inherited ...string) {
 		if f.DefValue != "" && !(IsBool(f) && f.DefValue == "false") {
 			def = " (default " + f.DefValue + ")"
 		}
-		fmt.Fprintf(w, "  --%-20s %s%s\n", f.Name, f.Usage, def)
+		fmt.Fprintf(w, "  %-22s %s%s\n", Dashed(f.Name), f.Usage, def)
 	})
 	if len(inherited) > 0 {
 		fmt.Fprintf(w, "  and the wrapper's %d other flags (--idle-timeout, --agent-bin, …), as a run reads them: cursor-wrap --help lists them\n", len(inherited))
@@ -176,7 +186,7 @@ func unknownFlag(fs *flag.FlagSet, arg, sub string) error {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if s := config.Suggest(name, names); s != "" {
-		return fmt.Errorf("unknown flag %s: did you mean --%s?", arg, s)
+		return fmt.Errorf("unknown flag %s: did you mean %s?", arg, Dashed(s))
 	}
 	if sub == "" {
 		return fmt.Errorf("unknown flag %s: the agent's flags go after --, as in cursor-wrap -- %s …; cursor-wrap --help lists the wrapper's", arg, arg)
