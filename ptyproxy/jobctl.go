@@ -44,18 +44,19 @@ func JobStops() <-chan os.Signal {
 }
 
 // StopWithJob stops the wrapper as sig (a stop signal JobStops gave)
-// would have, between attempts when no agent runs: t (nil for none) is
-// told before and after. It returns once the wrapper is continued, with
-// the terminal's size then (zero if unknown).
+// would have, t (nil for none) told before and after, and returns once the
+// wrapper is continued, with the terminal's size then (zero if unknown).
+// Between attempts that is all a stop does; during one, the attempt stops
+// the agent's tree around it.
 func StopWithJob(sig os.Signal, t Terminal) WinSize {
 	if t != nil {
 		t.Suspend()
 	}
-	if ss, ok := sig.(syscall.Signal); ok {
-		stopSelf(ss)
-	} else {
-		stopSelf(syscall.SIGTSTP)
+	ss, ok := sig.(syscall.Signal)
+	if !ok {
+		ss = syscall.SIGTSTP
 	}
+	stopSelf(ss)
 	if t == nil {
 		return WinSize{}
 	}
