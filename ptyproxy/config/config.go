@@ -108,7 +108,7 @@ var Settings = []Setting{
 	{"tick_interval", "longest wait between two checks (deadlines are also timed exactly)", func(c *Config) any { return &c.TickInterval }},
 	{"kill_grace", "from SIGTERM to SIGKILL (at most 1m)", func(c *Config) any { return &c.KillGrace }},
 	{"exit_grace", "after the result, how long the agent may stay silent before it is stopped (still a success)", func(c *Config) any { return &c.ExitGrace }},
-	{"hard_timeout", "wall-clock cap on one attempt, 0 for none", func(c *Config) any { return &c.HardTimeout }},
+	{"hard_timeout", "cap on the time one attempt runs (a stop with Ctrl-Z not counted), 0 for none", func(c *Config) any { return &c.HardTimeout }},
 	{"warn_before", "warn this long before a hang kill, 0 for never", func(c *Config) any { return &c.WarnBefore }},
 	{"max_silence", "longest silence tolerated on activity evidence alone", func(c *Config) any { return &c.MaxSilence }},
 	{"activity_probe", "read the agent's CPU time and bytes read as evidence of life", func(c *Config) any { return &c.ActivityProbe }},
