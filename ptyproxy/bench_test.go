@@ -39,23 +39,7 @@ var benchChunk = func() []byte {
 // after the last byte.
 func benchPTY(b *testing.B, total int64) *os.File {
 	b.Helper()
-	master, slave, err := pty.Open()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if master, err = unpoll(master); err != nil {
-		b.Fatal(err)
-	}
-	if slave, err = unpoll(slave); err != nil {
-		b.Fatal(err)
-	}
-	if err := prepareMaster(master); err != nil {
-		b.Fatal(err)
-	}
-	if err := makeRaw(int(slave.Fd())); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { master.Close() })
+	master, slave := rawPTY(b)
 	go func() {
 		defer slave.Close()
 		for left := total; left > 0; {
@@ -67,6 +51,31 @@ func benchPTY(b *testing.B, total int64) *os.File {
 		}
 	}()
 	return master
+}
+
+// rawPTY opens a PTY as start does: both ends outside the poller, the
+// master nonblocking, the slave raw. The master is closed at the end of
+// the test; the slave is the caller's to close.
+func rawPTY(tb testing.TB) (master, slave *os.File) {
+	tb.Helper()
+	master, slave, err := pty.Open()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if master, err = unpoll(master); err != nil {
+		tb.Fatal(err)
+	}
+	if slave, err = unpoll(slave); err != nil {
+		tb.Fatal(err)
+	}
+	if err := prepareMaster(master); err != nil {
+		tb.Fatal(err)
+	}
+	if err := makeRaw(int(slave.Fd())); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { master.Close() })
+	return master, slave
 }
 
 // drain returns a pipe whose other end is read to its end by a goroutine,

@@ -3,6 +3,7 @@ package ptyproxy
 import (
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,4 +50,55 @@ func TestStuckStdoutHoldsNoStderr(t *testing.T) {
 	close(stdout.release)
 	cancel()
 	<-done
+}
+
+// TestFlushForwardsWhatWasWritten: once a write to the PTY's slave has
+// returned, a flush forwards every byte of it, whatever its size (1 B to
+// 200 KB, more than the tty layer holds): a read of the master that finds
+// nothing first takes what the tty layer still has to hand over. The
+// flush's bound is on a clock that does not move, so a loaded machine
+// cannot make it give up.
+func TestFlushForwardsWhatWasWritten(t *testing.T) {
+	t.Parallel()
+	master, slave := rawPTY(t)
+	var out counter
+	r := newReader(master, &out, systemClock{})
+	go r.run()
+	go func() { // The loop's part: each batch goes back at once.
+		for {
+			select {
+			case b := <-r.batches:
+				r.free <- b
+			case <-r.flush.ended:
+				return
+			}
+		}
+	}()
+	clock := newFakeClock(time.Now())
+	order := stdoutFirst{r: r, timer: clock.NewTimer(), clock: clock}
+	buf := make([]byte, 200_000)
+	var written int64
+	for i := range 300 {
+		n := 1 + i*7919%len(buf)
+		if _, err := slave.Write(buf[:n]); err != nil {
+			t.Fatal(err)
+		}
+		written += int64(n)
+		order.wait()
+		if got := out.n.Load(); got != written {
+			t.Fatalf("write %d of %d bytes: %d bytes forwarded of the %d written", i, n, got, written)
+		}
+	}
+	slave.Close()
+	if err := <-r.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// counter is a stdout that counts what it is given.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	return len(p), nil
 }
