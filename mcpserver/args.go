@@ -92,7 +92,7 @@ func launchFor(in runInput, cfg config.Config) (job.Request, job.Limits, error) 
 		return l, lim, fmt.Errorf("max_cost_usd %v: want a positive number of US dollars, or none", in.MaxCostUSD)
 	}
 	lim.MaxTokens = budget(&lim, watchdog.BudgetTokens, in.MaxTokens, cfg.MaxTokens, strconv.Itoa)
-	lim.MaxCostUSD = budget(&lim, watchdog.BudgetCost, in.MaxCostUSD, cfg.MaxCostUSD, watchdog.Dollars)
+	lim.MaxCostUSD = budget(&lim, watchdog.BudgetCost, in.MaxCostUSD, cfg.MaxCostUSD, stream.Dollars)
 	return l, lim, nil
 }
 

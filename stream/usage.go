@@ -235,9 +235,9 @@ func readUsage(s *scanner, keys usageKeys) *Usage {
 // read 9,000, write 0, cost $0.0123", the cache and the cost only when the
 // agent reported them.
 func (u Usage) String() string {
-	s := "tokens in " + thousands(u.Input) + ", out " + thousands(u.Output)
+	s := "tokens in " + Thousands(u.Input) + ", out " + Thousands(u.Output)
 	if u.CacheRead != 0 || u.CacheWrite != 0 {
-		s += ", cache read " + thousands(u.CacheRead) + ", write " + thousands(u.CacheWrite)
+		s += ", cache read " + Thousands(u.CacheRead) + ", write " + Thousands(u.CacheWrite)
 	}
 	if u.HasCost {
 		s += ", cost " + Dollars(u.CostUSD)
@@ -289,8 +289,8 @@ func Dollars(usd float64) string {
 	return "$" + strconv.FormatFloat(usd, 'g', 4, 64)
 }
 
-// thousands writes n with commas between its thousands.
-func thousands(n int64) string {
+// Thousands writes n with commas between its thousands.
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	start := 0
 	if n < 0 {

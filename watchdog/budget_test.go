@@ -38,7 +38,7 @@ func TestTokenBudget(t *testing.T) {
 	if v != Hang || r.Kind != KindBudget || r.Budget != BudgetTokens || r.Limit != 1000 || r.Total != 1001 {
 		t.Fatalf("1001 tokens of 1000: %v %+v", v, r)
 	}
-	want := "the agent reported 1001 tokens, input plus output, past the max_tokens budget of 1000"
+	want := "the agent reported 1,001 tokens, input plus output, past the max_tokens budget of 1,000"
 	if s := r.Describe(); s != want {
 		t.Errorf("Describe: %s\nwant      %s", s, want)
 	}

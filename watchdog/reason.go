@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"cursor-wrap/stream"
 )
 
 // A Reason explains a verdict: everything the hang record needs.
@@ -181,23 +182,9 @@ func PersonWords(question, fix string) string {
 // the total the agent reported.
 func BudgetWords(budget string, limit, total float64) string {
 	if budget == BudgetCost {
-		return fmt.Sprintf("the agent stated a cost of %s, past the %s budget of %s", Dollars(total), budget, Dollars(limit))
+		return fmt.Sprintf("the agent stated a cost of %s, past the %s budget of %s", stream.Dollars(total), budget, stream.Dollars(limit))
 	}
-	return fmt.Sprintf("the agent reported %.0f tokens, input plus output, past the %s budget of %.0f", total, budget, limit)
-}
-
-// Dollars writes a cost in US dollars: to the cent, or below a dollar to
-// up to four places, since a run's cost is often a fraction of a cent.
-func Dollars(usd float64) string {
-	places := 2
-	if usd < 1 {
-		places = 4
-	}
-	s := strconv.FormatFloat(usd, 'f', places, 64)
-	for places > 2 && strings.HasSuffix(s, "0") {
-		s, places = s[:len(s)-1], places-1
-	}
-	return "$" + s
+	return fmt.Sprintf("the agent reported %s tokens, input plus output, past the %s budget of %s", stream.Thousands(int64(total)), budget, stream.Thousands(int64(limit)))
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r
