@@ -107,6 +107,9 @@ type Reload struct {
 	Changes []config.Change
 	Pinned  []string
 	Err     error
+	// Warnings say what the new values cannot do for this run, for the
+	// log and the console.
+	Warnings []string
 }
 
 // SendReload hands r to a running attempt through ch, a channel with one

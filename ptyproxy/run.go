@@ -394,6 +394,10 @@ func (l *loop) onReload(rl Reload, now time.Time) {
 	if len(rl.Changes) > 0 || len(rl.Pinned) > 0 {
 		l.o.Log.Write(sessionlog.ConfigReloaded{Changed: append([]config.Change{}, rl.Changes...), Pinned: append([]string{}, rl.Pinned...)})
 	}
+	for _, w := range rl.Warnings {
+		l.o.Log.Write(sessionlog.Warning{Message: w})
+		l.o.Console.Warn(w)
+	}
 	if l.end.phase == Running {
 		l.onTimer(now)
 	}

@@ -40,7 +40,13 @@ func (j *Job) reload(u config.Update) ptyproxy.Reload {
 		changes = applied
 	}
 	cfg := u.Config
-	return ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
+	rl := ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
+	// A budget the reload sets is said to be unable to hold as it is at
+	// the start.
+	if slices.ContainsFunc(changes, func(ch config.Change) bool { return ch.Key == "max_tokens" || ch.Key == "max_cost_usd" }) {
+		rl.Warnings = j.Cmd.budgetCaveats(rl.Thresholds)
+	}
+	return rl
 }
 
 // thresholds are the config's, with the call's own timeouts if it set

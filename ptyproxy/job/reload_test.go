@@ -2,10 +2,12 @@ package job
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/stream"
 )
 
 // TestReloadFansOut: a new configuration reaches every running attempt at
@@ -39,5 +41,30 @@ func TestReloadFansOut(t *testing.T) {
 	}
 	if p := <-plainCh; p.Thresholds.IdleTimeout != cfg.IdleTimeout {
 		t.Errorf("second reload %+v", p)
+	}
+}
+
+// TestReloadedBudget: a budget a reload sets reaches the attempt, the
+// call's tighter one still holding, and what it cannot do for the agent is
+// said, as at the start.
+func TestReloadedBudget(t *testing.T) {
+	t.Parallel()
+	cfg := config.DefaultConfig()
+	live := config.NewLive(cfg)
+	codex := &Job{Live: live, Cmd: Command{Profile: stream.Codex, Mode: stream.Events}, Call: &Limits{Via: "mcp", MaxTokens: 500}}
+	ch, unfollow := codex.follow()
+	defer unfollow()
+	next := cfg
+	next.MaxTokens, next.MaxCostUSD = 1000, 2
+	live.Apply(next)
+	rl := <-ch
+	if rl.Thresholds.MaxTokens != 500 || rl.Thresholds.MaxCostUSD != 2 || len(rl.Warnings) != 2 ||
+		!strings.HasPrefix(rl.Warnings[1], "max_cost_usd cannot be checked: codex states no cost") {
+		t.Errorf("reload %+v", rl)
+	}
+	next.IdleTimeout = time.Minute
+	live.Apply(next)
+	if rl := <-ch; len(rl.Warnings) != 0 {
+		t.Errorf("a reload that changed no budget warns %q", rl.Warnings)
 	}
 }
