@@ -170,3 +170,16 @@ func TestBudgetHoldsOverRestarts(t *testing.T) {
 		t.Errorf("exit %d, %d attempts; stderr %s", r.code, len(logs), r.stderr)
 	}
 }
+
+// TestBudgetNotified: a webhook asking for errors is told the run passed
+// its budget, with the budget, the limit and the total.
+func TestBudgetNotified(t *testing.T) {
+	t.Parallel()
+	h := newHook(t)
+	r := runWrapper(t, []string{"CURSOR_WRAP_NOTIFY=" + h.URL, steps("line", initLine, "line", claudeMessage("msg_1", 900, 101), "hang")}, nil,
+		"--agent", "claude", "--notify-on", "error", "--max-tokens", "1000", "--", "fix it")
+	got := h.received()
+	if r.code != 86 || len(got) != 1 || !bytes.Contains(got[0], []byte("past the max_tokens budget of 1,000")) {
+		t.Errorf("exit %d, received %q; stderr %s", r.code, got, r.stderr)
+	}
+}
