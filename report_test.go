@@ -34,8 +34,8 @@ func reportOf(t *testing.T, args ...string) reportDoc {
 
 // TestReportCommand reports on runs of the built wrapper: of cursor, one
 // answered, one that failed, one that hung, one that hung once and was
-// restarted (two logs, one run); of claude, one that reported its usage;
-// beside a log that does not read.
+// restarted (two logs, one run); of claude, one that reported its usage
+// and one stopped by a budget; beside a log that does not read.
 func TestReportCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -52,18 +52,21 @@ func TestReportCommand(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "hung-once")
 	run(0, []string{"--idle-timeout", "1s", "--restarts", "1"}, "line", initLine, "hang-once", marker, "line", resultLine)
 	run(0, []string{"--agent", "claude"}, "replay", usageFixture, "exit", "0")
+	run(86, []string{"--agent", "claude", "--max-tokens", "5"}, "line", initLine, "line", claudeMessage("msg_1", 3, 8), "hang")
 	if err := os.WriteFile(filepath.Join(dir, "cursor-wrap-1-crafted.jsonl"), []byte(`{"time":"x","msg":"command"`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
 	doc := reportOf(t, "--log-dir", dir)
-	if doc.Logs != 7 || doc.Skipped != 1 || doc.Running != 0 || len(doc.Groups) != 2 {
-		t.Fatalf("report read %d logs, skipped %d, %d running, in %d groups; want 7, 1, 0, 2", doc.Logs, doc.Skipped, doc.Running, len(doc.Groups))
+	if doc.Logs != 8 || doc.Skipped != 1 || doc.Running != 0 || len(doc.Groups) != 2 {
+		t.Fatalf("report read %d logs, skipped %d, %d running, in %d groups; want 8, 1, 0, 2", doc.Logs, doc.Skipped, doc.Running, len(doc.Groups))
 	}
 	claude, g := doc.Groups[0], doc.Groups[1]
-	if u := claude.Usage; claude.Agent != "claude" || u.RunsReported != 1 || u.InputTokens != 8 || u.OutputTokens != 410 ||
-		u.CacheReadTokens != 31200 || u.CacheWriteTokens != 1500 || u.RunsWithCost != 1 || u.CostUSD == nil || *u.CostUSD != 0.0187 {
-		t.Errorf("claude's usage %+v: want its exit record's", u)
+	if e := claude.Ended[report.OverBudget]; claude.Agent != "claude" || e == nil || e.Kinds["max_tokens"] != 1 {
+		t.Errorf("claude ended %+v: want one run over its max_tokens budget", claude.Ended)
+	}
+	if u := claude.Usage; u.RunsReported != 2 || u.InputTokens != 8+3 || u.OutputTokens != 410+8 || u.RunsWithCost != 1 || u.CostUSD == nil || *u.CostUSD != 0.0187 {
+		t.Errorf("claude's usage %+v: want its exit records' sum", u)
 	}
 	if g.Agent != "cursor" || g.Runs != 4 || g.Attempts != 5 || g.Duration.Runs != 4 {
 		t.Errorf("group %+v: want 4 runs of cursor in 5 attempts", g)
@@ -80,14 +83,14 @@ func TestReportCommand(t *testing.T) {
 	if g.Usage.RunsNotReported != 4 || g.Usage.RunsReported != 0 {
 		t.Errorf("usage %+v: the fake agent reports none", g.Usage)
 	}
-	if doc := reportOf(t, "--log-dir", dir, "--agent", "claude"); len(doc.Groups) != 1 || doc.Total.Runs != 1 {
+	if doc := reportOf(t, "--log-dir", dir, "--agent", "claude"); len(doc.Groups) != 1 || doc.Total.Runs != 2 {
 		t.Errorf("--agent claude: %+v", doc)
 	}
 	if doc := reportOf(t, "--log-dir", dir, "--since", "2099-01-01"); doc.Total.Runs != 0 {
 		t.Errorf("--since 2099-01-01: %d runs", doc.Total.Runs)
 	}
 	logs, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*-s-1*.jsonl"))
-	if doc := reportOf(t, append([]string{"--since", "1d"}, logs...)...); doc.Logs != 5 || doc.Total.Runs != 4 || doc.Kept != nil {
+	if doc := reportOf(t, append([]string{"--since", "1d"}, logs...)...); doc.Logs != 6 || doc.Total.Runs != 5 || doc.Kept != nil {
 		t.Errorf("the logs given as FILEs: %d logs, %d runs, %+v kept", doc.Logs, doc.Total.Runs, doc.Kept)
 	}
 
@@ -102,12 +105,12 @@ func TestReportCommand(t *testing.T) {
 	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "DAY ") || !strings.HasPrefix(lines[3], "total ") || strings.Contains(out, "\x1b") {
 		t.Fatalf("report: exit %d:\n%s", r.code, out)
 	}
-	for i, want := range []string{"1 ", "4 ", "5 "} {
+	for i, want := range []string{"2 ", "4 ", "6 "} {
 		if col := strings.Index(lines[0], "RUNS"); lines[i+1][col:col+2] != want {
 			t.Errorf("RUNS is not aligned:\n%s", out)
 		}
 	}
-	if cost := strings.Index(lines[0], "COST"); !strings.Contains(lines[1], "32.7k") || lines[1][cost:] != "$0.0187" {
+	if cost := strings.Index(lines[0], "COST"); !strings.Contains(lines[1], "1 (max_tokens)") || lines[1][cost:] != "$0.0187" {
 		t.Errorf("claude's usage:\n%s", out)
 	}
 	if !strings.Contains(lines[2], "1 (idle)") || !strings.Contains(lines[4], "log_keep=3 keeps the newest 3 logs") {

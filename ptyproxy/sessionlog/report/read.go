@@ -26,10 +26,11 @@ type Attempt struct {
 	// End is its exit record's time; zero without one.
 	End  time.Time
 	Exit *sessionlog.Exit
-	// HangKind is the reason of its hang record, AgentError the kind of
-	// its last agent error record; StartFailed: the agent never started.
-	HangKind, AgentError string
-	StartFailed          bool
+	// HangKind is the kind of its hang record's reason, and Budget the
+	// budget it names when the run passed one; AgentError the kind of its
+	// last agent error record; StartFailed: the agent never started.
+	HangKind, Budget, AgentError string
+	StartFailed                  bool
 	// Usage is the running total it last logged; nil when its agent
 	// reported nothing, which is not 0.
 	Usage *stream.Usage
@@ -123,13 +124,13 @@ type exitRecord struct {
 }
 
 // complete reports whether they say all a report needs: how the attempt
-// ended, and why when it hung or the agent failed.
+// ended, and why when it hung, passed a budget or the agent failed.
 func (f *records) complete() bool {
 	e := f.exit
 	switch {
 	case e == nil:
 		return false
-	case e.Cause == "hung":
+	case e.Cause == "hung" || e.Cause == "over_budget":
 		return f.hang != nil
 	case e.Cause == "exited" && e.Status != 0:
 		return f.agentError != nil
@@ -147,7 +148,7 @@ func (f *records) fill(a *Attempt) {
 		a.Usage = new(last.Usage())
 	}
 	if f.hang != nil {
-		a.HangKind = f.hang.Reason.Kind
+		a.HangKind, a.Budget = f.hang.Reason.Kind, f.hang.Reason.Budget
 	}
 	if f.agentError != nil {
 		a.AgentError = f.agentError.Kind

@@ -119,6 +119,11 @@ func TestReadKindsBeforeTheTail(t *testing.T) {
 	if a := readBytes(t, hung.bytes()); a.HangKind != watchdog.KindTool {
 		t.Errorf("hang kind %q, want %q", a.HangKind, watchdog.KindTool)
 	}
+	budget := newLog("claude", "", 1).add(sessionlog.MsgHangDetected, sessionlog.HangDetected{Reason: watchdog.Reason{Kind: watchdog.KindBudget, Budget: watchdog.BudgetCost}}).
+		events(2*tailSize).exit("over_budget", 86, "")
+	if a := readBytes(t, budget.bytes()); a.Budget != watchdog.BudgetCost {
+		t.Errorf("budget %q, want %q", a.Budget, watchdog.BudgetCost)
+	}
 	failed := newLog("claude", "", 1).add("agent_error", sessionlog.AgentErrorRecord{Kind: "rate_limit", Source: "stdout"}).
 		events(2*tailSize).exit("exited", 80, "")
 	if a := readBytes(t, failed.bytes()); a.AgentError != "rate_limit" {

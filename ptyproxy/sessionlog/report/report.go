@@ -147,7 +147,8 @@ const (
 )
 
 // Outcome is how the run ended: its category, and within it the kind (a
-// hang's reason, an agent error's kind, what "other" was).
+// hang's reason, the budget passed, an agent error's kind, what "other"
+// was).
 func (r Run) Outcome() (category, kind string) {
 	a := r.Last
 	e := a.Exit
@@ -160,7 +161,7 @@ func (r Run) Outcome() (category, kind string) {
 	case e.Cause == "waiting_on_person" || e.Status == statusPerson:
 		return Person, ""
 	case e.Cause == "over_budget" || e.Status == statusBudget:
-		return OverBudget, ""
+		return OverBudget, a.Budget
 	case e.Cause == "hung":
 		return Hung, cmp.Or(a.HangKind, "unknown")
 	case e.Cause == "interrupted" || e.Cause == "cancelled":

@@ -7,6 +7,7 @@ import (
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // attempt is an attempt of agent that started at t0 plus start and ended
@@ -71,6 +72,8 @@ func TestOutcome(t *testing.T) {
 	toolHang.HangKind = "tool"
 	failed := attempt("claude", "", 1, 0, time.Second, exited, 81, nil)
 	failed.AgentError = "network"
+	tokens := attempt("claude", "", 1, 0, time.Second, ptyproxy.OverBudget.String(), 86, nil)
+	tokens.HangKind, tokens.Budget = watchdog.KindBudget, watchdog.BudgetTokens
 	start := attempt("claude", "", 1, 0, 0, "", 0, nil)
 	start.StartFailed = true
 	for _, c := range []struct {
@@ -84,7 +87,7 @@ func TestOutcome(t *testing.T) {
 		{failed, AgentError, "network"},
 		{attempt("claude", "", 1, 0, time.Second, person, 85, nil), Person, ""},
 		{attempt("claude", "", 1, 0, time.Second, exited, 85, nil), Person, ""},
-		{attempt("claude", "", 1, 0, time.Second, "over_budget", 86, nil), OverBudget, ""},
+		{tokens, OverBudget, "max_tokens"},
 		{attempt("claude", "", 1, 0, time.Second, interrupted, 130, nil), Stopped, ""},
 		{attempt("claude", "", 1, 0, time.Second, cancelled, 143, nil), Stopped, ""},
 		{attempt("claude", "", 1, 0, time.Second, downstream, 141, nil), Other, "stdout closed"},
