@@ -311,3 +311,45 @@ func TestReportOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestReportHoldsNoWholeLog: a log of 64 MB, one line of it 56 MB and
+// no exit record (its wrapper killed), so that the whole log is scanned
+// for its last usage record, costs the report no more memory than one of
+// 8 MB: it never holds a log, nor a line of one, whole.
+func TestReportHoldsNoWholeLog(t *testing.T) {
+	t.Parallel()
+	peak := func(size int) int64 {
+		dir := t.TempDir()
+		at := time.Now().Add(-time.Hour)
+		head := fmt.Sprintf(`{"time":%q,"level":"INFO","msg":"command","attempt":1,"run":"r","agent":"claude","path":"/bin/claude","argv":[],"env":[],"watch":"events"}`+"\n", at.Format(time.RFC3339Nano))
+		// An event record of a line of size-8 MB x's, as AppendEvent writes it.
+		line := fmt.Appendf(nil, `{"time":%q,"level":"DEBUG","msg":"event","recv_ts":%d,"raw":"`, at.Format(time.RFC3339Nano), at.UnixMilli())
+		line = append(append(line, bytes.Repeat([]byte("x"), size-8<<20)...), "\"}\n"...)
+		usage := fmt.Sprintf(`{"time":%q,"level":"INFO","msg":"usage","input_tokens":7,"output_tokens":3,"cache_read_tokens":0,"cache_write_tokens":0}`+"\n", at.Format(time.RFC3339Nano))
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cursor-wrap-%d.jsonl", at.UnixMilli())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range [][]byte{[]byte(head), line, bytes.Repeat([]byte(usage), (8<<20)/len(usage))} {
+			if _, err := f.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Close()
+		cmd := exec.Command(wrapperBin, "report", "--json", "--log-dir", dir)
+		cmd.Env = testEnv()
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		rss, err := peakRSS(t, cmd)
+		var doc reportDoc
+		if err != nil || json.Unmarshal(out.Bytes(), &doc) != nil || doc.Total.Runs != 1 || doc.Total.Usage.InputTokens != 7 {
+			t.Fatalf("report of a %d MB log: %v: %s", size>>20, err, out.Bytes())
+		}
+		return rss
+	}
+	small, large := peak(8<<20+1<<20), peak(64<<20)
+	t.Logf("peak RSS: %d MiB for a log of 9 MB, %d MiB for one of 64 MB", small>>20, large>>20)
+	if large > small+16<<20 {
+		t.Errorf("peak RSS grew by %d MiB from a 9 MB log to a 64 MB one, want at most 16 MiB", (large-small)>>20)
+	}
+}
