@@ -127,7 +127,8 @@ func TestTicks(t *testing.T) {
 }
 
 // TestTokens draws what the run spent, the second attempt's total added to
-// the first's, and no tokens lane for a run whose agent reported nothing.
+// the first's, the token budget a run passed, and no tokens lane for a run
+// whose agent reported nothing.
 func TestTokens(t *testing.T) {
 	start := time.Unix(1700000000, 0)
 	used := func(at time.Duration, in, out int64) timeline.UsageAt {
@@ -138,6 +139,14 @@ func TestTokens(t *testing.T) {
 	page := draw(t, time.Minute, first, second)
 	if !strings.Contains(page, `id="tokens"`) || !strings.Contains(page, "the run&#39;s total: tokens in 350, out 45") {
 		t.Errorf("no tokens lane, or not the run's total:\n%s", page)
+	}
+	if strings.Contains(page, `class="budget"`) {
+		t.Errorf("a budget line for a run that was not stopped by one")
+	}
+	second.Verdict = &timeline.Verdict{At: ms(time.Second), Kind: "hang_detected",
+		Reason: watchdog.Reason{Kind: watchdog.KindBudget, Budget: watchdog.BudgetTokens, Limit: 300, Total: 395}}
+	if page := draw(t, time.Minute, first, second); !strings.Contains(page, `class="budget"`) || !strings.Contains(page, "max_tokens 300") {
+		t.Errorf("no max_tokens line for a run its token budget stopped")
 	}
 	if page := draw(t, time.Minute, &timeline.Timeline{Start: start}); strings.Contains(page, `id="tokens"`) {
 		t.Errorf("a tokens lane for a run that reported no usage")

@@ -7,6 +7,7 @@ import (
 
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // maxTokenDots is how many recorded totals the tokens lane marks, for
@@ -24,6 +25,7 @@ type tokenLane struct {
 	Top                     string // the highest total, at the lane's top
 	Total                   string // the run's total in words
 	Dots                    []mark
+	Limit                   *mark // max_tokens, when a run passed it
 }
 
 // tokens lays out the tokens lane at y; nil when no attempt reported usage.
@@ -57,6 +59,13 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 	for _, p := range points {
 		top = max(top, p.u.Tokens())
 	}
+	// A run stopped by its token budget shows the budget it passed.
+	var limit int64
+	var passed string
+	if v := run[len(run)-1].Verdict; v != nil && v.Reason.Kind == watchdog.KindBudget && v.Reason.Budget == watchdog.BudgetTokens {
+		limit, passed = int64(v.Reason.Limit), v.Reason.Describe()
+		top = max(top, limit)
+	}
 	l := &tokenLane{Y: y, TitleY: y + 12, Height: 56, X0: s.x(run[0].Start), X1: s.x(at(run[len(run)-1], end(run[len(run)-1])))}
 	l.Base = y + 50
 	l.Top, l.Total = compact(top)+" tokens", "the run's total: "+before.String()
@@ -71,6 +80,10 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 		path += fmt.Sprintf("H%.1fV%.1f", p.x, level(p.u))
 	}
 	l.Path = path + fmt.Sprintf("H%.1f", l.X1)
+	if limit > 0 {
+		y := level(stream.Usage{Input: limit})
+		l.Limit = &mark{X: l.X0, Y1: y, Label: "max_tokens " + compact(limit), Title: passed}
+	}
 	if len(points) <= maxTokenDots {
 		for _, p := range points {
 			l.Dots = append(l.Dots, mark{X: p.x, Y1: level(p.u), Title: clock(p.when, s) + " " + p.u.String()})
