@@ -238,24 +238,27 @@ func TestStopWithoutATerminal(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		attr  syscall.SysProcAttr
+		sig   syscall.Signal
 		stops bool
 	}{
 		// A group of its own, whose parent (the test) is in its session.
-		{"group", syscall.SysProcAttr{Setpgid: true}, true},
+		{"SIGTSTP", syscall.SysProcAttr{Setpgid: true}, syscall.SIGTSTP, true},
+		{"SIGTTIN", syscall.SysProcAttr{Setpgid: true}, syscall.SIGTTIN, true},
+		{"SIGTTOU", syscall.SysProcAttr{Setpgid: true}, syscall.SIGTTOU, true},
 		// A session of its own: its group is orphaned.
-		{"orphaned", syscall.SysProcAttr{Setsid: true}, false},
+		{"orphaned", syscall.SysProcAttr{Setsid: true}, syscall.SIGTSTP, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			stopAndContinue(t, &tc.attr, tc.stops)
+			stopAndContinue(t, &tc.attr, tc.sig, tc.stops)
 		})
 	}
 }
 
-// stopAndContinue runs the wrapper with attr, sends it SIGTSTP, and if
-// stops, checks that it and the agent stop, then sends SIGCONT after more
-// than the idle timeout: the run must end by itself with every line.
-func stopAndContinue(t *testing.T, attr *syscall.SysProcAttr, stops bool) {
+// stopAndContinue runs the wrapper with attr, sends it sig, and if stops,
+// checks that it and the agent stop, then sends SIGCONT after more than
+// the idle timeout: the run must end by itself with every line.
+func stopAndContinue(t *testing.T, attr *syscall.SysProcAttr, sig syscall.Signal, stops bool) {
 	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--idle-timeout", "1s", "--", "tty", "tick", "30", "100ms", "line", resultLine)
 	cmd.Env = testEnv()
 	cmd.SysProcAttr = attr
@@ -282,11 +285,11 @@ func stopAndContinue(t *testing.T, attr *syscall.SysProcAttr, stops bool) {
 		}
 	}
 	agent := ttyAgentPid(t, out.String())
-	cmd.Process.Signal(syscall.SIGTSTP)
+	cmd.Process.Signal(sig)
 	if stops {
 		for deadline := time.Now().Add(10 * time.Second); procState(agent) != "T" || procState(cmd.Process.Pid) != "T"; {
 			if time.Now().After(deadline) {
-				t.Fatalf("after SIGTSTP: agent in state %q, wrapper %q; want both T", procState(agent), procState(cmd.Process.Pid))
+				t.Fatalf("after %v: agent in state %q, wrapper %q; want both T", sig, procState(agent), procState(cmd.Process.Pid))
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
