@@ -30,7 +30,7 @@ type termShell struct {
 
 func startTermShell(t *testing.T, shell string, env []string) *termShell {
 	t.Helper()
-	args := map[string][]string{"bash": {"--norc", "--noprofile", "-i"}, "zsh": {"-f", "-i"}}[shell]
+	args := map[string][]string{"bash": {"--norc", "--noprofile", "-i"}, "zsh": {"-f", "-i"}, "fish": {"--no-config", "-i"}}[shell]
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, shellFor(t, shell), args...)
@@ -47,7 +47,11 @@ func startTermShell(t *testing.T, shell string, env []string) *termShell {
 		term.Close()
 	})
 	// zsh -f has job control on when interactive; say so for both.
-	s.run(`set -m; PS1='$ '; echo RE''ADY`)
+	setup := `set -m; PS1='$ '; echo RE''ADY`
+	if shell == "fish" {
+		setup = `function fish_prompt; echo -n '$ '; end; echo RE''ADY`
+	}
+	s.run(setup)
 	s.waitFor("READY\r\n")
 	return s
 }
@@ -122,8 +126,8 @@ func seqs(screen string) []int {
 	return out
 }
 
-// TestCtrlZ checks job control through the shell functions, in bash and
-// zsh under a terminal: Ctrl-Z stops the agent with the wrapper (both in
+// TestCtrlZ checks job control through the shell functions, in bash, zsh
+// and fish under a terminal: Ctrl-Z stops the agent with the wrapper (both in
 // state T), a stop longer than the idle timeout is no hang, fg continues
 // the run to its end with every line in order and exit 0; in a pipeline
 // `jobs` shows the command as typed, and Ctrl-C after Ctrl-Z and fg still
@@ -133,7 +137,7 @@ func TestCtrlZ(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("reads process states from /proc")
 	}
-	for _, sh := range []string{"bash", "zsh"} {
+	for _, sh := range shells {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
 			bin := t.TempDir()
@@ -143,9 +147,20 @@ func TestCtrlZ(t *testing.T) {
 			logDir := t.TempDir()
 			s := startTermShell(t, sh, []string{"HOME=" + t.TempDir(), "TERM=dumb", "CURSOR_WRAP_LOG_DIR=" + logDir,
 				"CURSOR_WRAP_IDLE_TIMEOUT=1s", "CURSOR_WRAP_STATUS=true", "PATH=" + filepath.Dir(wrapperBin) + ":" + bin + ":/usr/bin:/bin"})
-			s.run(`eval "$(cursor-wrap shell-init ` + sh + `)"; echo LO''ADED`)
+			load, status := `eval "$(cursor-wrap shell-init `+sh+`)"`, `echo "r""c=$?"`
+			if sh == "fish" {
+				load, status = "cursor-wrap shell-init fish | source", `echo "r""c=$status"`
+			}
+			s.run(load + "; echo LO''ADED")
 			s.waitFor("LOADED\r\n")
-			stopped := map[string]string{"bash": "Stopped", "zsh": "suspended"}[sh]
+			// bash and zsh say so at once; fish says nothing until asked.
+			waitStopped := func() string {
+				if sh == "fish" {
+					s.run("jobs")
+					return s.waitFor("\tstopped\t")
+				}
+				return s.waitFor(map[string]string{"bash": "Stopped", "zsh": "suspended"}[sh])
+			}
 
 			// Stopped in a pause of its output, while the status line shows.
 			s.run("cursor-agent -p --output-format stream-json tty tick 4 100ms sleep 800ms tick 36 100ms")
@@ -154,7 +169,7 @@ func TestCtrlZ(t *testing.T) {
 			wrapper := parentOf(agent)
 			s.waitFor("| silent") // The status line is drawn.
 			s.send("\x1a")
-			before := s.waitFor(stopped)
+			before := waitStopped()
 			// Taken down before the shell writes on its line.
 			if drawn := strings.LastIndex(before, "\rcursor-wrap "); drawn < 0 || !strings.Contains(before[drawn:], "\r\x1b[K") {
 				t.Errorf("the status line was left on the screen at the stop:\n%q", before[max(drawn, 0):])
@@ -169,7 +184,7 @@ func TestCtrlZ(t *testing.T) {
 			// zsh drops the rest of a command line stopped: the status
 			// is asked for after fg, typed ahead.
 			s.run("fg")
-			s.run(`echo "r""c=$?"`)
+			s.run(status)
 			screen := s.waitFor("rc=")
 			end := s.waitFor("\r\n")
 			if rc := strings.TrimSpace(end[len(screen):]); rc != "0" {
@@ -193,27 +208,34 @@ func TestCtrlZ(t *testing.T) {
 				}
 			}
 
-			// In a pipeline the shell runs the function as part of the job:
-			// `jobs` shows what was typed.
+			// In a pipeline bash and zsh run the function as part of the
+			// job: `jobs` shows what was typed. fish stops no pipeline that
+			// runs a function: there, the run is alone again.
 			typed := "cursor-agent -p --output-format stream-json tty tick 1000 100ms | cat"
+			if sh == "fish" {
+				typed = strings.TrimSuffix(typed, " | cat")
+			}
 			s.run(typed)
 			tty = s.waitFor(`"seq":2`)
 			agent = ttyAgentPid(t, tty)
 			s.send("\x1a")
-			s.waitFor(stopped)
-			s.run("jobs")
-			s.waitFor(typed)
+			waitStopped()
+			if sh != "fish" {
+				s.run("jobs")
+				s.waitFor(typed)
+			}
 			if st := procState(agent); st != "T" {
-				t.Errorf("agent in state %q after Ctrl-Z in a pipeline, want T", st)
+				t.Errorf("agent in state %q after the second Ctrl-Z, want T", st)
 			}
 			s.run("fg")
 			s.waitFor(`"seq":5`)
 			s.send("\x03")
-			s.run(`echo "r""c=$?"`)
+			s.run(status)
 			screen = s.waitFor("rc=")
 			end = s.waitFor("\r\n")
-			if rc := strings.TrimSpace(end[len(screen):]); rc != "130" {
-				t.Errorf("status after Ctrl-C: %s, want 130\n%s", rc, end)
+			// fish's fg says 0 whatever the job did: the wrapper says why.
+			if rc := strings.TrimSpace(end[len(screen):]); rc != "130" && sh != "fish" || !strings.Contains(screen, "interrupted by SIGINT") {
+				t.Errorf("status after Ctrl-C: %s, want 130 and the wrapper's words\n%s", rc, end)
 			}
 			for deadline := time.Now().Add(10 * time.Second); procState(agent) != "" && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)
