@@ -162,7 +162,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	draw("hostile", "--log-dir", hostileLogs, "--last")
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1280, 900), chromedp.Env("HOME="+t.TempDir()))
+		chromedp.DisableGPU, chromedp.WindowSize(1280, 900),
+		// Its profile's lock socket goes to TMPDIR: the test's, removed after.
+		chromedp.Env("HOME="+t.TempDir(), "TMPDIR="+t.TempDir()))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
