@@ -128,8 +128,9 @@ func seqs(screen string) []int {
 
 // TestCtrlZ checks job control through the shell functions, in bash, zsh
 // and fish under a terminal: Ctrl-Z stops the agent with the wrapper (both in
-// state T), a stop longer than the idle timeout is no hang, fg continues
-// the run to its end with every line in order and exit 0; in a pipeline
+// state T), a stop longer than the idle timeout is no hang, bg continues
+// it without a status line, fg brings it back to its end with every line
+// in order and exit 0; in a pipeline
 // `jobs` shows the command as typed, and Ctrl-C after Ctrl-Z and fg still
 // stops the run.
 func TestCtrlZ(t *testing.T) {
@@ -181,6 +182,13 @@ func TestCtrlZ(t *testing.T) {
 			}
 			// Stopped for more than twice the idle timeout: no hang.
 			time.Sleep(2500 * time.Millisecond)
+			// In the background the run goes on, and the terminal is the
+			// shell's: no status line is drawn there.
+			s.run("bg")
+			s.waitFor("bg")
+			if bg := s.waitFor(`"seq":6,`); strings.Contains(bg[strings.LastIndex(bg, "bg"):], "\rcursor-wrap ") {
+				t.Errorf("a status line was drawn in the background:\n%q", bg[strings.LastIndex(bg, "bg"):])
+			}
 			// zsh drops the rest of a command line stopped: the status
 			// is asked for after fg, typed ahead.
 			s.run("fg")
