@@ -1,7 +1,8 @@
 // Package ptyproxy runs one watched attempt of an agent: it starts the
 // agent under a raw pseudo-terminal in a new session, forwards its output
 // byte for byte, feeds the watchdog, acts on its verdicts, kills the whole
-// process tree (descendants that left the group included), and reports
+// process tree (descendants that left the group included), stops and
+// continues that tree with the wrapper's job (Ctrl-Z, fg), and reports
 // what happened to the session log.
 //
 // # Linux and macOS
