@@ -138,6 +138,10 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		if next.wait > 0 {
 			if sig, stopped := j.sleep(ctx, next.wait); stopped {
 				res.Cause, res.Signal = ptyproxy.Interrupted, sig
+				if sig == nil {
+					res.Cause = ptyproxy.Cancelled
+				}
+				j.endedWaiting(res)
 				j.ended(res, nil)
 				return res, nil
 			}
@@ -377,6 +381,25 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	}
 	rec.Write(exit)
 	return res, nil
+}
+
+// endedWaiting records, in the log of the attempt before it, a run that
+// ended while it waited to restart: that attempt's exit record says how
+// the attempt ended (hung, say), and sessions, report and inspect read a
+// log's last exit record as how the run ended, here an interruption.
+func (j *Job) endedWaiting(res Result) {
+	if res.LogPath == "" {
+		return
+	}
+	out := res.Outcome
+	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: j.Cmd.Status(out), DurationMS: time.Since(out.Started).Milliseconds(),
+		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()}
+	if out.Usage != nil {
+		u := sessionlog.UsageOf(*out.Usage)
+		exit.Usage = &u
+	}
+	// A log that cannot take it was reported when it failed.
+	_ = sessionlog.Append(res.LogPath, j.redact, exit)
 }
 
 // parse is the command's output parser, with OnEvent told of each event.

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestInterruptedWhileWaitingToRestart checks that a run the user stops
+// while the wrapper waits out a rate limit before its restart is recorded
+// as interrupted (130), not as its last attempt ended: sessions, report
+// and inspect read the end from the log. SIGINT and SIGTERM alike.
+func TestInterruptedWhileWaitingToRestart(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			logDir := t.TempDir()
+			cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--restarts", "1", "--", "fix it")
+			cmd.Env = append(testEnv(), steps("resumed-answer", "line", initLine,
+				"line", "Error: S: [resource_exhausted] Error. Please try again in 1h.", "exit", "1"))
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stderr)
+			var seen []string
+			for sc.Scan() {
+				seen = append(seen, sc.Text())
+				if strings.Contains(sc.Text(), "waiting 1h0m0s first") {
+					break
+				}
+			}
+			cmd.Process.Signal(sig)
+			for sc.Scan() {
+				seen = append(seen, sc.Text())
+			}
+			var ee *exec.ExitError
+			want := 128 + int(sig)
+			if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != want {
+				t.Fatalf("exit %v, want %d; stderr %s", err, want, strings.Join(seen, "\n"))
+			}
+
+			r := runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
+			var sessions []struct {
+				Outcome    string `json:"outcome"`
+				ExitStatus *int   `json:"exit_status"`
+			}
+			if err := json.Unmarshal(r.stdout, &sessions); err != nil || len(sessions) != 1 || sessions[0].Outcome != "interrupted" ||
+				sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != want {
+				t.Errorf("sessions: %s (%v)", r.stdout, err)
+			}
+			r = runRaw(t, nil, "report", "--json", "--log-dir", logDir)
+			if !strings.Contains(string(r.stdout), `"interrupted"`) || strings.Contains(string(r.stdout), `"agent_error"`) {
+				t.Errorf("report: %s", r.stdout)
+			}
+			r = runRaw(t, nil, "inspect", "--last", "--log-dir", logDir)
+			if !strings.Contains(string(r.stdout), "wrapper status "+strconv.Itoa(want)) {
+				t.Errorf("inspect: %s", r.stdout)
+			}
+		})
+	}
+}
