@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -64,5 +65,57 @@ func TestInterruptedWhileWaitingToRestart(t *testing.T) {
 				t.Errorf("inspect: %s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestStdoutClosedWhileWaitingToRestart checks the same rule for a reader
+// that goes away during the wait: nothing is written then, so the next
+// attempt finds the closed pipe, and its log, the run's last, says 141,
+// the status the wrapper exits with.
+func TestStdoutClosedWhileWaitingToRestart(t *testing.T) {
+	t.Parallel()
+	logDir := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--restarts", "1", "--", "fix it")
+	cmd.Env = append(testEnv(), steps("resumed-answer", "line", initLine,
+		"line", "Error: S: [resource_exhausted] Error. Please try again in 1s.", "exit", "1"))
+	cmd.Stdout = w
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	sc := bufio.NewScanner(stderr)
+	var seen []string
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if strings.Contains(sc.Text(), "waiting 1s first") {
+			break
+		}
+	}
+	r.Close()
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 141 {
+		t.Fatalf("exit %v, want 141; stderr %s", err, strings.Join(seen, "\n"))
+	}
+	res := runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
+	var sessions []struct {
+		Prompt     string `json:"prompt"`
+		ExitStatus *int   `json:"exit_status"`
+	}
+	// Newest first: the restart's attempt is the run's end.
+	if err := json.Unmarshal(res.stdout, &sessions); err != nil || len(sessions) != 2 || sessions[0].Prompt != "continue" ||
+		sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != 141 {
+		t.Errorf("sessions: %s (%v)", res.stdout, err)
+	}
+	res = runRaw(t, nil, "report", "--json", "--log-dir", logDir)
+	if !strings.Contains(string(res.stdout), `"attempts": 2,`) || !strings.Contains(string(res.stdout), `"stdout closed": 1`) {
+		t.Errorf("report: %s", res.stdout)
 	}
 }
