@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,5 +118,36 @@ func TestStdoutClosedWhileWaitingToRestart(t *testing.T) {
 	res = runRaw(t, nil, "report", "--json", "--log-dir", logDir)
 	if !strings.Contains(string(res.stdout), `"attempts": 2,`) || !strings.Contains(string(res.stdout), `"stdout closed": 1`) {
 		t.Errorf("report: %s", res.stdout)
+	}
+}
+
+// TestStartFailedRecordsItsStatus checks that an agent that cannot be
+// started (executable, but not a program the kernel runs) leaves the status
+// the wrapper exits with in its log: sessions gives it, and inspect says the
+// agent was not started. (An agent not found or not executable is refused
+// before any log is opened.)
+func TestStartFailedRecordsItsStatus(t *testing.T) {
+	t.Parallel()
+	logDir := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(bin, []byte("\x7fELF, but no program"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := runRaw(t, nil, "--agent-bin", bin, "--log-dir", logDir, "--", "hi")
+	if r.code != 126 {
+		t.Fatalf("exit %d, want 126; stderr %s", r.code, r.stderr)
+	}
+	r = runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
+	var sessions []struct {
+		Outcome    string `json:"outcome"`
+		ExitStatus *int   `json:"exit_status"`
+	}
+	if err := json.Unmarshal(r.stdout, &sessions); err != nil || len(sessions) != 1 || sessions[0].Outcome != "start failed" ||
+		sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != 126 {
+		t.Errorf("sessions: %s (%v)", r.stdout, err)
+	}
+	r = runRaw(t, nil, "inspect", "--last", "--log-dir", logDir)
+	if !strings.Contains(string(r.stdout), "agent not started at ") || !strings.Contains(string(r.stdout), "wrapper status 126 (start_failed)") {
+		t.Errorf("inspect: %s", r.stdout)
 	}
 }

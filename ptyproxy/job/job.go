@@ -347,7 +347,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		res.Model = m
 	}
 	if err != nil {
-		rec.Write(sessionlog.StartFailed{Error: err.Error()})
+		rec.Write(sessionlog.StartFailed{Error: err.Error(), Status: StartStatus(err)})
 		return res, err
 	}
 	j.notifyError(res)

@@ -59,7 +59,7 @@ func TestSessionOutcomes(t *testing.T) {
 	want := []string{
 		"s-running cursor running - written",
 		"s-killed cursor unfinished - written",
-		" cursor start failed - start",
+		" cursor start failed 126 start",
 		"s-cancel cursor cancelled 137 cancel",
 		"s-hang cursor hung (idle) 124 hang",
 		"s-fail cursor failed (status 3) 3 fail",

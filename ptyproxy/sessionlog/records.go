@@ -73,10 +73,12 @@ type Start struct {
 	ActivityProbe bool   `json:"activity_probe"`
 }
 
-// StartFailed is an agent that could not be started.
+// StartFailed is an agent that could not be started, and the status the
+// wrapper exits with for it (126, 127, 125; absent in older logs).
 type StartFailed struct {
 	record
-	Error string `json:"error"`
+	Error  string `json:"error"`
+	Status int    `json:"status,omitempty"`
 }
 
 // Stderr is one line the agent wrote to its stderr.

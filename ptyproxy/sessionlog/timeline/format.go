@@ -89,12 +89,13 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	}
 	if e := t.Exit; e != nil {
 		p("exit     ")
-		if e.AgentCode != nil {
-			if e.Signal != "" {
-				p("agent killed by %s at %s", d(e.Signal), stamp(e.At))
-			} else {
-				p("agent exited %d at %s", *e.AgentCode, stamp(e.At))
-			}
+		switch {
+		case e.AgentCode != nil && e.Signal != "":
+			p("agent killed by %s at %s", d(e.Signal), stamp(e.At))
+		case e.AgentCode != nil:
+			p("agent exited %d at %s", *e.AgentCode, stamp(e.At))
+		case e.Cause == sessionlog.MsgStartFailed:
+			p("agent not started at %s", stamp(e.At))
 		}
 		if e.Status != nil {
 			p("; wrapper status %d (%s)", *e.Status, d(e.Cause))

@@ -201,6 +201,12 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			case *sessionlog.AgentExited:
 				code := r.Code
 				t.exit(at).AgentCode, t.exit(at).Signal = &code, r.Signal
+			case *sessionlog.StartFailed:
+				if r.Status != 0 {
+					status := r.Status
+					e := t.exit(at)
+					e.Cause, e.Status = h.Msg, &status
+				}
 			case *sessionlog.UsageRecord:
 				t.Usage = append(t.Usage, UsageAt{At: at, UsageRecord: *r})
 			case *sessionlog.Exit:
