@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -48,22 +47,16 @@ func TestInterruptedWhileWaitingToRestart(t *testing.T) {
 				t.Fatalf("exit %v, want %d; stderr %s", err, want, strings.Join(seen, "\n"))
 			}
 
-			r := runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
-			var sessions []struct {
-				Outcome    string `json:"outcome"`
-				ExitStatus *int   `json:"exit_status"`
-			}
-			if err := json.Unmarshal(r.stdout, &sessions); err != nil || len(sessions) != 1 || sessions[0].Outcome != "interrupted" ||
+			if _, sessions := sessionsOf(t, logDir); len(sessions) != 1 || sessions[0].Outcome != "interrupted" ||
 				sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != want {
-				t.Errorf("sessions: %s (%v)", r.stdout, err)
+				t.Errorf("sessions: %+v", sessions)
 			}
-			r = runRaw(t, nil, "report", "--json", "--log-dir", logDir)
+			r := runRaw(t, nil, "report", "--json", "--log-dir", logDir)
 			if !strings.Contains(string(r.stdout), `"interrupted"`) || strings.Contains(string(r.stdout), `"agent_error"`) {
 				t.Errorf("report: %s", r.stdout)
 			}
-			r = runRaw(t, nil, "inspect", "--last", "--log-dir", logDir)
-			if !strings.Contains(string(r.stdout), "wrapper status "+strconv.Itoa(want)) {
-				t.Errorf("inspect: %s", r.stdout)
+			if out := string(inspectLast(t, logDir)); !strings.Contains(out, "wrapper status "+strconv.Itoa(want)) {
+				t.Errorf("inspect: %s", out)
 			}
 		})
 	}
@@ -105,17 +98,12 @@ func TestStdoutClosedWhileWaitingToRestart(t *testing.T) {
 	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 141 {
 		t.Fatalf("exit %v, want 141; stderr %s", err, strings.Join(seen, "\n"))
 	}
-	res := runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
-	var sessions []struct {
-		Prompt     string `json:"prompt"`
-		ExitStatus *int   `json:"exit_status"`
-	}
 	// Newest first: the restart's attempt is the run's end.
-	if err := json.Unmarshal(res.stdout, &sessions); err != nil || len(sessions) != 2 || sessions[0].Prompt != "continue" ||
+	if _, sessions := sessionsOf(t, logDir); len(sessions) != 2 || sessions[0].Prompt != "continue" ||
 		sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != 141 {
-		t.Errorf("sessions: %s (%v)", res.stdout, err)
+		t.Errorf("sessions: %+v", sessions)
 	}
-	res = runRaw(t, nil, "report", "--json", "--log-dir", logDir)
+	res := runRaw(t, nil, "report", "--json", "--log-dir", logDir)
 	if !strings.Contains(string(res.stdout), `"attempts": 2,`) || !strings.Contains(string(res.stdout), `"stdout closed": 1`) {
 		t.Errorf("report: %s", res.stdout)
 	}
@@ -137,17 +125,11 @@ func TestStartFailedRecordsItsStatus(t *testing.T) {
 	if r.code != 126 {
 		t.Fatalf("exit %d, want 126; stderr %s", r.code, r.stderr)
 	}
-	r = runRaw(t, nil, "sessions", "--json", "--log-dir", logDir)
-	var sessions []struct {
-		Outcome    string `json:"outcome"`
-		ExitStatus *int   `json:"exit_status"`
-	}
-	if err := json.Unmarshal(r.stdout, &sessions); err != nil || len(sessions) != 1 || sessions[0].Outcome != "start failed" ||
+	if _, sessions := sessionsOf(t, logDir); len(sessions) != 1 || sessions[0].Outcome != "start failed" ||
 		sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != 126 {
-		t.Errorf("sessions: %s (%v)", r.stdout, err)
+		t.Errorf("sessions: %+v", sessions)
 	}
-	r = runRaw(t, nil, "inspect", "--last", "--log-dir", logDir)
-	if !strings.Contains(string(r.stdout), "agent not started at ") || !strings.Contains(string(r.stdout), "wrapper status 126 (start_failed)") {
-		t.Errorf("inspect: %s", r.stdout)
+	if out := string(inspectLast(t, logDir)); !strings.Contains(out, "agent not started at ") || !strings.Contains(out, "wrapper status 126 (start_failed)") {
+		t.Errorf("inspect: %s", out)
 	}
 }

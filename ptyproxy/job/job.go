@@ -373,14 +373,20 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		// is what explains the failure.
 		defer logFile.Sync()
 	}
-	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: status, DurationMS: out.Ended.Sub(out.Started).Milliseconds(),
+	rec.Write(exitRecord(out, status, out.Ended))
+	return res, nil
+}
+
+// exitRecord is the exit record of an attempt whose run ended, with status,
+// at end.
+func exitRecord(out ptyproxy.Outcome, status int, end time.Time) sessionlog.Exit {
+	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: status, DurationMS: end.Sub(out.Started).Milliseconds(),
 		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()}
 	if out.Usage != nil {
 		u := sessionlog.UsageOf(*out.Usage)
 		exit.Usage = &u
 	}
-	rec.Write(exit)
-	return res, nil
+	return exit
 }
 
 // endedWaiting records, in the log of the attempt before it, a run that
@@ -391,15 +397,8 @@ func (j *Job) endedWaiting(res Result) {
 	if res.LogPath == "" {
 		return
 	}
-	out := res.Outcome
-	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: j.Cmd.Status(out), DurationMS: time.Since(out.Started).Milliseconds(),
-		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()}
-	if out.Usage != nil {
-		u := sessionlog.UsageOf(*out.Usage)
-		exit.Usage = &u
-	}
 	// A log that cannot take it was reported when it failed.
-	_ = sessionlog.Append(res.LogPath, j.redact, exit)
+	_ = sessionlog.Append(res.LogPath, j.redact, exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), time.Now()))
 }
 
 // parse is the command's output parser, with OnEvent told of each event.
