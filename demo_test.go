@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/creack/pty"
 )
 
 // TestDemoOnATerminal runs the demo as a user does, on a terminal: only
@@ -19,24 +17,9 @@ import (
 // still there for inspect.
 func TestDemoOnATerminal(t *testing.T) {
 	t.Parallel()
-	ptm, pts, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptm.Close()
 	cmd := exec.Command(wrapperBin, "demo")
 	cmd.Env = testEnv()
-	cmd.Stdout, cmd.Stderr = pts, pts
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pts.Close()
-	var screen bytes.Buffer
-	screen.ReadFrom(ptm) // Ends with EIO once the demo is gone.
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("demo: %v\n%s", err, screen.Bytes())
-	}
-	out := strings.ReplaceAll(screen.String(), "\r\n", "\n")
+	out := strings.ReplaceAll(string(terminalOutput(t, cmd)), "\r\n", "\n")
 	for line := range strings.Lines(out) {
 		if strings.HasPrefix(strings.TrimSpace(line), "{") {
 			t.Errorf("a JSON line among the narration: %s", line)

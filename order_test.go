@@ -54,22 +54,33 @@ func TestStdoutBeforeStderr(t *testing.T) {
 // on one terminal, and returns what the terminal got.
 func onTerminal(t *testing.T, args ...string) []byte {
 	t.Helper()
+	cmd := exec.Command(wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", t.TempDir()}, args...)...)
+	cmd.Env = testEnv()
+	return terminalOutput(t, cmd)
+}
+
+// terminalOutput runs cmd with its stdout on a terminal of its own, and
+// its stderr too unless cmd has one, and returns what the terminal got;
+// the command must succeed.
+func terminalOutput(t *testing.T, cmd *exec.Cmd) []byte {
+	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ptm.Close()
-	cmd := exec.Command(wrapperBin, append([]string{"--agent-bin", agentBin, "--log-dir", t.TempDir()}, args...)...)
-	cmd.Env = testEnv()
-	cmd.Stdout, cmd.Stderr = pts, pts
+	cmd.Stdout = pts
+	if cmd.Stderr == nil {
+		cmd.Stderr = pts
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pts.Close()
 	var screen bytes.Buffer
-	screen.ReadFrom(ptm) // Ends with EIO once the wrapper is gone.
+	screen.ReadFrom(ptm) // Ends with EIO once the command is gone.
 	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v:\n%s", err, tail(screen.Bytes()))
+		t.Fatalf("%s: %v:\n%s", cmd.Args[1:], err, tail(screen.Bytes()))
 	}
 	return screen.Bytes()
 }

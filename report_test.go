@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/report"
@@ -287,25 +284,12 @@ func TestReportOnATerminal(t *testing.T) {
 	dir := t.TempDir()
 	writeLogs(t, dir, 3)
 	for _, noColor := range []bool{false, true} {
-		ptm, pts, err := pty.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
 		cmd := exec.Command(wrapperBin, "report", "--log-dir", dir)
 		cmd.Env = testEnv()
 		if noColor {
 			cmd.Env = append(cmd.Env, "NO_COLOR=1")
 		}
-		cmd.Stdout, cmd.Stderr = pts, pts
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pts.Close()
-		out, _ := io.ReadAll(ptm) // Ends in EIO once the report exits.
-		ptm.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("report: %v: %s", err, out)
-		}
+		out := terminalOutput(t, cmd)
 		if bold := bytes.HasPrefix(out, []byte("\x1b[1mDAY ")); bold == noColor {
 			t.Errorf("NO_COLOR %v: the report reads %q", noColor, out)
 		}
