@@ -92,7 +92,7 @@ func configCmd(args []string) int {
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
-			return cli.Fail(job.ExitWrapper, "%s exists; not overwriting it (`cursor-wrap config --defaults` prints every key at its default)", path)
+			return cli.Fail(job.ExitWrapper, "%s exists; not overwriting it (`%s config --defaults` prints every key at its default)", path, typedName())
 		}
 		if err != nil {
 			return cli.Fail(job.ExitWrapper, "%v", err)

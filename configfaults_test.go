@@ -157,7 +157,8 @@ func TestDoctorConfigAdvice(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	save(t, cfg, "idel_timeout = \"5s\"\n")
 	r := runRaw(t, nil, "doctor", "--config", cfg, "--agent-bin", agentBin)
-	_, advice, _ := strings.Cut(string(r.stdout)+string(r.stderr), "`cursor-wrap ")
+	// Not on the test's PATH, the wrapper is named by its path.
+	_, advice, _ := strings.Cut(string(r.stdout)+string(r.stderr), "`"+wrapperBin+" ")
 	advice, _, _ = strings.Cut(advice, "`")
 	words := append(strings.Fields(advice), "--config", cfg)
 	if words[0] != "config" {

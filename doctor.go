@@ -67,7 +67,7 @@ func doctor(args []string) int {
 	path := file.Path
 	switch {
 	case err != nil:
-		check(false, "config: "+err.Error(), "edit the file; `cursor-wrap config --defaults` prints every key at its default")
+		check(false, "config: "+err.Error(), "edit the file; `"+typedName()+" config --defaults` prints every key at its default")
 	case !file.Exists:
 		check(true, "config: "+path+" not found; the defaults apply", "")
 	default:
@@ -81,7 +81,7 @@ func doctor(args []string) int {
 	}
 
 	for _, w := range unknownEnv(os.Environ()) {
-		check(false, w, "unset it, or give it the setting's name: `cursor-wrap config` lists them")
+		check(false, w, "unset it, or give it the setting's name: `"+typedName()+" config` lists them")
 	}
 
 	cmd, err := job.Resolve(cfg, job.Request{Alias: true})
@@ -169,13 +169,13 @@ func checkShell(check func(good bool, what, fix string), warn func(what, fix str
 	rc := shellhook.RCFile(shell, runtime.GOOS, getenv)
 	if rc == "" {
 		check(false, fmt.Sprintf("%s in %s goes through the wrapper", name, orNone(shell)),
-			"cursor-wrap has functions for bash, zsh and fish: run `cursor-wrap doctor --shell NAME` for the one you use")
+			"cursor-wrap has functions for bash, zsh and fish: run `"+typedName()+" doctor --shell NAME` for the one you use")
 		return
 	}
 	path := os.Getenv("SHELL")
 	if filepath.Base(path) != shell {
 		if path, _ = exec.LookPath(shell); path == "" {
-			check(false, shell+" is not installed", "install it, or run `cursor-wrap doctor --shell NAME` for the shell you use")
+			check(false, shell+" is not installed", "install it, or run `"+typedName()+" doctor --shell NAME` for the shell you use")
 			return
 		}
 	}

@@ -392,6 +392,11 @@ func TestConfigInit(t *testing.T) {
 	if r.code != 0 || !bytes.Contains(r.stdout, []byte("(loaded)")) || bytes.Contains(r.stdout, []byte("# file\n")) {
 		t.Errorf("config after --init: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Again on the file it wrote: refused, with a command the user can
+	// type (the test's PATH has no cursor-wrap: the wrapper's path).
+	if r := runRaw(t, nil, "config", "--init", "--config", cfg); r.code != 125 || !bytes.Contains(r.stderr, []byte("exists; not overwriting it (`"+wrapperBin+" config --defaults` prints")) {
+		t.Errorf("--init again: %d %s", r.code, r.stderr)
+	}
 	text, _ := os.ReadFile(cfg)
 	edited := strings.Replace(string(text), `# kill_grace = "5s"`, `kill_grace = "4s"`, 1) + "restarts = 2\n"
 	save(t, cfg, edited)
