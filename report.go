@@ -178,7 +178,7 @@ func writeReport(w io.Writer, groups []report.Group, total report.Group, bold bo
 		row = append(row, took(g.Duration.MedianMS, g.Duration.Runs), took(g.Duration.P95MS, g.Duration.Runs))
 		u := g.Usage
 		if u.RunsReported > 0 {
-			row = append(row, tokens(u.InputTokens), tokens(u.OutputTokens), tokens(u.CacheReadTokens+u.CacheWriteTokens))
+			row = append(row, stream.Compact(u.InputTokens), stream.Compact(u.OutputTokens), stream.Compact(u.CacheReadTokens+u.CacheWriteTokens))
 		} else {
 			row = append(row, "-", "-", "-")
 		}
@@ -253,17 +253,6 @@ func dollars(c float64) string {
 		return fmt.Sprintf("$%.4f", c)
 	}
 	return fmt.Sprintf("$%.2f", c)
-}
-
-// tokens is a count of tokens in a few figures: 980, 12.3k, 4.5M.
-func tokens(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }
 
 // plural is word for n of them: its plural form given, or with an s.

@@ -301,3 +301,15 @@ func Thousands(n int64) string {
 	}
 	return s
 }
+
+// Compact writes a count in a few characters, for a figure's axis or a
+// table's column: 950, 12.3k, 4.1M.
+func Compact(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}

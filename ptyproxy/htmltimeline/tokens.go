@@ -2,7 +2,6 @@ package htmltimeline
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
@@ -68,7 +67,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 	}
 	l := &tokenLane{Y: y, TitleY: y + 12, Height: 56, X0: s.x(run[0].Start), X1: s.x(at(run[len(run)-1], end(run[len(run)-1])))}
 	l.Base = y + 50
-	l.Top, l.Total = compact(top)+" tokens", "the run's total: "+before.String()
+	l.Top, l.Total = stream.Compact(top)+" tokens", "the run's total: "+before.String()
 	level := func(u stream.Usage) float64 {
 		if top == 0 {
 			return l.Base
@@ -82,7 +81,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 	l.Path = path + fmt.Sprintf("H%.1f", l.X1)
 	if limit > 0 {
 		y := level(stream.Usage{Input: limit})
-		l.Limit = &mark{X: l.X0, Y1: y, Label: "max_tokens " + compact(limit), Title: passed}
+		l.Limit = &mark{X: l.X0, Y1: y, Label: "max_tokens " + stream.Compact(limit), Title: passed}
 	}
 	if len(points) <= maxTokenDots {
 		for _, p := range points {
@@ -95,15 +94,4 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 func plus(a, b stream.Usage) stream.Usage {
 	return stream.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
 		CacheWrite: a.CacheWrite + b.CacheWrite, CostUSD: a.CostUSD + b.CostUSD, HasCost: a.HasCost || b.HasCost}
-}
-
-// compact writes a count in a few characters: 950, 12.3k, 4.1M.
-func compact(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }
