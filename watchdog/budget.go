@@ -38,11 +38,9 @@ func (w *Watchdog) Usage() (stream.Usage, bool) {
 // spend adds an event's usage to the total and says what it changed.
 func (w *Watchdog) spend(ev stream.Event, now time.Time) Notice {
 	changed := w.spent.tally.Add(ev)
-	if changed {
-		w.spent.at = now
-	}
 	notice := NoNotice
 	if changed {
+		w.spent.at = now
 		notice |= UsageChanged
 	}
 	if w.done && (changed || ev.Terminal) && !w.spent.told {
