@@ -81,9 +81,9 @@ func (t *Tally) Add(ev Event) (changed bool) {
 		}
 		last := t.messages[ev.UsageID]
 		t.messages[ev.UsageID] = u
-		t.total = t.total.plus(u.minus(last))
+		t.total = t.total.Plus(u.minus(last))
 	default:
-		t.total = t.total.plus(u)
+		t.total = t.total.Plus(u)
 	}
 	return first || t.total != before
 }
@@ -95,7 +95,9 @@ func (t *Tally) Total() Usage { return t.total }
 // does, the total is unknown, not 0.
 func (t *Tally) Reported() bool { return t.reported }
 
-func (u Usage) plus(o Usage) Usage {
+// Plus is u and o added, each count saturating at the largest int64: a
+// crafted or absurd report never wraps a total negative.
+func (u Usage) Plus(o Usage) Usage {
 	return Usage{
 		Input:      satAdd(u.Input, o.Input),
 		Output:     satAdd(u.Output, o.Output),

@@ -41,7 +41,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 		for _, r := range t.Usage {
 			last = r.Usage()
 			when := at(t, r.At)
-			p := point{s.x(when), when, plus(before, last)}
+			p := point{s.x(when), when, before.Plus(last)}
 			// One point a pixel column: its last total.
 			if n := len(points); n > 0 && int(points[n-1].x) == int(p.x) {
 				points[n-1] = p
@@ -49,7 +49,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 				points = append(points, p)
 			}
 		}
-		before = plus(before, last)
+		before = before.Plus(last)
 	}
 	if len(points) == 0 {
 		return nil
@@ -89,9 +89,4 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 		}
 	}
 	return l
-}
-
-func plus(a, b stream.Usage) stream.Usage {
-	return stream.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
-		CacheWrite: a.CacheWrite + b.CacheWrite, CostUSD: a.CostUSD + b.CostUSD, HasCost: a.HasCost || b.HasCost}
 }

@@ -120,10 +120,8 @@ func add(sum, u *stream.Usage) *stream.Usage {
 	if u == nil {
 		return sum
 	}
-	s := cmp.Or(sum, &stream.Usage{})
-	return &stream.Usage{Input: s.Input + u.Input, Output: s.Output + u.Output,
-		CacheRead: s.CacheRead + u.CacheRead, CacheWrite: s.CacheWrite + u.CacheWrite,
-		CostUSD: s.CostUSD + u.CostUSD, HasCost: s.HasCost || u.HasCost}
+	s := cmp.Or(sum, &stream.Usage{}).Plus(*u)
+	return &s
 }
 
 // The categories a run ends in: the rows of the exit-status table.

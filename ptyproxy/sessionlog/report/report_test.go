@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -136,5 +137,15 @@ func TestSummarize(t *testing.T) {
 	}
 	if total.Runs != 21 || total.Usage.RunsNotReported != 1 || total.Duration.Runs != 20 {
 		t.Errorf("total %+v", total)
+	}
+}
+
+// TestUsageSumSaturates: runs whose crafted logs claim counts near the
+// largest int64 sum to that largest value, never to a negative total.
+func TestUsageSumSaturates(t *testing.T) {
+	huge := &stream.Usage{Input: math.MaxInt64 - 1, Output: 5}
+	sum := add(add(nil, huge), huge)
+	if sum.Input != math.MaxInt64 || sum.Output != 10 {
+		t.Errorf("sum %+v", *sum)
 	}
 }
