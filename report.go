@@ -184,7 +184,7 @@ func writeReport(w io.Writer, groups []report.Group, total report.Group, bold bo
 		}
 		row = append(row, count(u.RunsNotReported), "-")
 		if u.CostUSD != nil {
-			row[len(row)-1] = dollars(*u.CostUSD)
+			row[len(row)-1] = stream.Dollars(*u.CostUSD)
 		}
 		for i, cell := range row {
 			// A log holds what the agent and its user wrote.
@@ -248,13 +248,6 @@ func count(n int) string {
 
 // dollars is a cost in cents, or to a hundredth of a cent below a dollar:
 // a small run's cost must not read as $0.00.
-func dollars(c float64) string {
-	if c < 1 {
-		return fmt.Sprintf("$%.4f", c)
-	}
-	return fmt.Sprintf("$%.2f", c)
-}
-
 // plural is word for n of them: its plural form given, or with an s.
 func plural(n int, word string, pluralForm ...string) string {
 	switch {

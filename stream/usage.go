@@ -283,12 +283,14 @@ func UsageWords(u *Usage) string {
 }
 
 // Dollars writes an amount in USD: cents above a dollar, four significant
-// digits below, where an agent's costs mostly are.
+// digits below, where an agent's costs mostly are, written out in full
+// (never as 1.234e-05).
 func Dollars(usd float64) string {
 	if usd >= 1 {
 		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
 	}
-	return "$" + strconv.FormatFloat(usd, 'g', 4, 64)
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(usd, 'g', 4, 64), 64)
+	return "$" + strconv.FormatFloat(rounded, 'f', -1, 64)
 }
 
 // Thousands writes n with commas between its thousands.

@@ -202,6 +202,7 @@ func TestUsageWords(t *testing.T) {
 		{&Usage{Input: 1234567, Output: 12, CostUSD: 12.345, HasCost: true}, "tokens in 1,234,567, out 12, cost $12.35"},
 		{&Usage{Input: math.MaxInt64, CostUSD: 0.00066, HasCost: true}, "tokens in 9,223,372,036,854,775,807, out 0, cost $0.00066"},
 		{&Usage{CostUSD: 0, HasCost: true}, "tokens in 0, out 0, cost $0"},
+		{&Usage{CostUSD: 0.0000123456, HasCost: true}, "tokens in 0, out 0, cost $0.00001235"},
 	} {
 		if got := UsageWords(tc.u); got != tc.want {
 			t.Errorf("UsageWords(%+v) = %q, want %q", tc.u, got, tc.want)
