@@ -272,3 +272,36 @@ func words(s string) time.Duration {
 		}
 	}
 }
+
+// Each agent's file holds its error wording, with where it was seen. A
+// pattern's Sample is that text (trimmed to the part that matters, ids kept as found); the
+// tests hold each pattern to its sample and to near misses. Patterns are
+// tried in order: an update notice that arrives wrapped in a
+// resource_exhausted error is an update, so update comes first.
+//
+// The runtime's own network errors come last in every table: the agents
+// are Node or Bun programs (codex's Rust core words its own), and print
+// the error code of a failed connect or DNS lookup.
+
+// networkErrors are the connection failures every agent shares.
+var networkErrors = []ErrorPattern{
+	// Node's DNS failure code. google-gemini/gemini-cli#5746 (gemini,
+	// "[API Error: … getaddrinfo ENOTFOUND …]"); continuedev/continue#10924
+	// shows the same for api.anthropic.com.
+	{Kind: Network, Phrases: []string{"ENOTFOUND"},
+		Sample: "[API Error: request to https://cloudcode-pa.googleapis.com/v1internal:countTokens failed, reason: getaddrinfo ENOTFOUND cloudcode-pa.googleapis.com]"},
+	// google-gemini/gemini-cli#19908: the temporary DNS failure, named next
+	// to ENOTFOUND in the fix the issue links (#19960).
+	{Kind: Network, Phrases: []string{"EAI_AGAIN"},
+		Sample: "getaddrinfo EAI_AGAIN cloudcode-pa.googleapis.com"},
+	// KimYx0207/AI-Coding-Guide-Zh#5 (Claude Code 2.1.50);
+	// cursor/cursor#1406 ("connect ECONNREFUSED 127.0.0.1:11434").
+	{Kind: Network, Phrases: []string{"ECONNREFUSED"},
+		Sample: "Failed to connect to api.anthropic.com: ECONNREFUSED"},
+	// Node's connect(2) errors for a missing route. No agent capture was
+	// found; the sample is Node's wording ("connect <code> <address>"),
+	// constructed.
+	{Kind: Network, Phrases: []string{"ENETUNREACH"}, Sample: "connect ENETUNREACH 2607:6bc0::10:443"},
+	{Kind: Network, Phrases: []string{"EHOSTUNREACH"}, Sample: "connect EHOSTUNREACH 160.79.104.10:443"},
+	{Kind: Network, Phrases: []string{"network is unreachable"}, Sample: "dial tcp: connect: network is unreachable"},
+}

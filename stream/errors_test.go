@@ -170,7 +170,7 @@ func TestRetryWhen(t *testing.T) {
 		{Codex, `{"type":"error","error":{"type":"usage_limit_reached","message":"The usage limit has been reached","plan_type":"plus","resets_at":1777936568,"eligible_promo":null,"resets_in_seconds":13872},"status_code":429}`, 13872 * time.Second, 1777936568},
 		// anthropics/claude-code#15064.
 		{Claude, "Claude AI usage limit reached|1766502000", 0, 1766502000},
-		// The opencode event of a public design note (errtables.go).
+		// The opencode event of a public design note (opencode.go).
 		{OpenCode, "provider.rate-limit: Error 429: You have reached your weekly ExamplePass limit. The limit resets in 1d 5h, please try again later. (HTTP 429)", 29 * time.Hour, 0},
 		// google.rpc.RetryInfo as the Gemini API puts it in an error's
 		// details ("retryDelay": "36s"), here inside gemini's escaped message.

@@ -23,57 +23,6 @@ type QuestionPattern struct {
 	Sample  string
 }
 
-// Each agent's questions, with where they were seen (PUBLIC_RECORD.md §1,
-// FORMAT.md). Patterns are tried in order; the ones every agent shares
-// come last.
-var (
-	cursorQuestions = append([]QuestionPattern{
-		// multica#7791/#7803, kprompt#144, escoffier-labs/brigade#205 (the
-		// refusal that exits 0); FORMAT.md (HCN, SIRDAR, AGSRV).
-		{Phrases: []string{"Workspace Trust Required"}, Fix: cursorTrust,
-			Sample: "⚠ Workspace Trust Required\nPass --trust, --yolo, or -f if you trust this directory"},
-		// The same prompt's last line, when its box is taller than the
-		// lines read.
-		{Phrases: []string{"Pass --trust", "if you trust this directory"}, Fix: cursorTrust,
-			Sample: "Pass --trust, --yolo, or -f if you trust this directory"},
-		// BloopAI/vibe-kanban maps it (FORMAT.md).
-		{Phrases: []string{"Press any key to sign in"},
-			Fix:    "log in once by hand (cursor-agent login), or set CURSOR_API_KEY",
-			Sample: "Press any key to sign in..."},
-	}, sharedQuestions...)
-	claudeQuestions = append([]QuestionPattern{
-		// scchearn/hcom-mcp#1: the trust dialog of a headless run.
-		{Phrases: []string{"Do you trust the files in this folder"},
-			Fix:    "run claude in this directory once by hand and trust it",
-			Sample: "Do you trust the files in this folder?"},
-		// SiderealPress/Lobster#92: claude auth login prints a URL and waits.
-		{Phrases: []string{"Paste code here if prompted"},
-			Fix:    "log in once by hand (claude auth login), or set ANTHROPIC_API_KEY",
-			Sample: "Browser didn't open? Use the url below to sign in\nPaste code here if prompted >"},
-	}, sharedQuestions...)
-	geminiQuestions = append([]QuestionPattern{
-		// Gemini CLI's folder trust; REAL_AGENTS.md runs it with --skip-trust.
-		{Phrases: []string{"Do you trust this folder"},
-			Fix:    "pass --skip-trust, or trust the folder once by hand",
-			Sample: "Do you trust this folder?"},
-		{Phrases: []string{"Waiting for auth"},
-			Fix:    "log in once by hand, or set GEMINI_API_KEY",
-			Sample: "Waiting for auth... (Press ESC or CTRL+C to cancel)"},
-	}, sharedQuestions...)
-	codexQuestions = append([]QuestionPattern{
-		{Phrases: []string{"Sign in with ChatGPT"},
-			Fix:    "log in once by hand (codex login), or set OPENAI_API_KEY",
-			Sample: "Sign in with ChatGPT to use Codex"},
-	}, sharedQuestions...)
-	openCodeQuestions = append([]QuestionPattern{
-		{Phrases: []string{"opencode auth login"},
-			Fix:    "log in once by hand (opencode auth login), or set the provider's API key",
-			Sample: "No provider configured. Run opencode auth login"},
-	}, sharedQuestions...)
-)
-
-const cursorTrust = "pass --trust (or --yolo / -f) if you trust this directory, or run cursor-agent there once by hand and trust it"
-
 // sharedQuestions are the prompts any terminal program asks.
 // google-gemini/gemini-cli#13277: confirmation Y/n prompts hang in CI.
 var sharedQuestions = []QuestionPattern{

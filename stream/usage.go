@@ -175,14 +175,6 @@ type usageKeys struct {
 	total string
 }
 
-var (
-	cursorUsageKeys   = usageKeys{input: "inputTokens", output: "outputTokens", cacheRead: "cacheReadTokens", cacheWrite: "cacheWriteTokens"}
-	claudeUsageKeys   = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cache_read_input_tokens", cacheWrite: "cache_creation_input_tokens"}
-	codexUsageKeys    = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cached_input_tokens", cacheWrite: "cache_write_input_tokens", inputHasCache: true}
-	geminiUsageKeys   = usageKeys{input: "input_tokens", output: "output_tokens", cacheRead: "cached", inputHasCache: true, total: "total_tokens"}
-	openCodeUsageKeys = usageKeys{input: "input", output: "output", reasoning: "reasoning", cache: "cache"}
-)
-
 // readUsage reads an object of usage counts named by keys, nil if the
 // value is not an object.
 func readUsage(s *scanner, keys usageKeys) *Usage {
