@@ -48,8 +48,7 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		case "subtype":
 			ev.Subtype = s.name()
 		case "session_id":
-			raw, escaped, _ := s.strValue()
-			session = rawString{raw, escaped}
+			session = s.rawValue()
 		case "result":
 			ev.Answer = s.stringValue()
 			ev.AnswerDropped = s.dropped()
@@ -82,15 +81,9 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 	switch ev.Type {
 	case "result":
 		ev.Terminal = true
-		ev.SessionID = decode(session.raw, session.escaped)
+		ev.SessionID = session.String()
 		// The run's totals: they replace the messages' sum.
-		if usage == nil && hasCost {
-			usage = &Usage{}
-		}
-		if usage != nil {
-			usage.CostUSD, usage.HasCost = cost, hasCost
-		}
-		ev.spent(usage, UsageTotal, "")
+		ev.spent(withCost(usage, cost, hasCost), UsageTotal, "")
 		if isError {
 			// "subtype":"success" with is_error on an API error
 			// (anthropics/claude-code#79500): failed all the same.
@@ -98,12 +91,12 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		}
 	case "system":
 		if ev.Subtype == "init" {
-			ev.SessionID = decode(session.raw, session.escaped)
+			ev.SessionID = session.String()
 		}
 	default:
 		ev.Answer = ""
 		if ev.Type == "assistant" && errCode != "" {
-			errText = errCode + ": " + decode(text.raw, text.escaped)
+			errText = errCode + ": " + text.String()
 		}
 		// Each content block of a message is an event repeating the
 		// message's usage so far: counted once, by the message's id.
@@ -122,8 +115,8 @@ func readClaudeBlock(s *scanner, ev *Event, text *rawString) {
 	s.nested(func(key []byte) {
 		switch string(key) {
 		case "text":
-			if raw, escaped, ok := s.strValue(); ok && text.raw == nil {
-				*text = rawString{raw, escaped}
+			if v := s.rawValue(); text.raw == nil {
+				*text = v
 			}
 		case "type":
 			typ = s.name()
@@ -143,13 +136,11 @@ func readClaudeBlock(s *scanner, ev *Event, text *rawString) {
 	case "tool_use":
 		if id != "" {
 			c.ID, c.Kind = id, name
-			ev.Started = append(ev.Started, c)
-			ev.CallID = id
+			ev.open(c)
 		}
 	case "tool_result":
 		if useID != "" {
-			ev.Ended = append(ev.Ended, useID)
-			ev.CallID = useID
+			ev.close(useID)
 		}
 	}
 }

@@ -91,14 +91,12 @@ func readCodex(s *scanner, ev *Event) (errText string) {
 	switch ev.Type {
 	case "item.started":
 		if isTool {
-			ev.Started = []Call{{ID: item.id, Kind: item.typ, Command: item.command}}
-			ev.CallID = item.id
+			ev.open(Call{ID: item.id, Kind: item.typ, Command: item.command})
 		}
 	case "item.completed":
 		switch {
 		case isTool:
-			ev.Ended = []string{item.id}
-			ev.CallID = item.id
+			ev.close(item.id)
 		case item.typ == "agent_message":
 			ev.Answer, ev.AnswerDropped = item.text, item.textDropped
 		}

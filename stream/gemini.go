@@ -83,11 +83,11 @@ func readGemini(s *scanner, ev *Event) (errText string) {
 	case "tool_use":
 		if toolID != "" {
 			c.ID, c.Kind = toolID, toolName
-			ev.Started, ev.CallID = []Call{c}, toolID
+			ev.open(c)
 		}
 	case "tool_result":
 		if toolID != "" {
-			ev.Ended, ev.CallID = []string{toolID}, toolID
+			ev.close(toolID)
 		}
 	case "message":
 		if role == "assistant" {

@@ -52,8 +52,7 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 			s.nested(func(key []byte) {
 				switch string(key) {
 				case "messageID":
-					raw, escaped, _ := s.strValue()
-					messageID = rawString{raw, escaped}
+					messageID = s.rawValue()
 				case "reason":
 					reason = s.stringValue()
 				case "text":
@@ -75,24 +74,16 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 	})
 	switch ev.Type {
 	case "step_start":
-		if id := decode(messageID.raw, messageID.escaped); id != "" {
-			step := "step:" + id
-			ev.Started, ev.CallID = []Call{{ID: step, Kind: "step"}}, step
+		if id := messageID.String(); id != "" {
+			ev.open(Call{ID: "step:" + id, Kind: "step"})
 		}
 	case "step_finish":
-		if id := decode(messageID.raw, messageID.escaped); id != "" {
-			step := "step:" + id
-			ev.Ended, ev.CallID = []string{step}, step
+		if id := messageID.String(); id != "" {
+			ev.close("step:" + id)
 		}
 		ev.Terminal = reason == "stop"
 		// One step's spending: steps add up.
-		if usage == nil && hasCost {
-			usage = &Usage{}
-		}
-		if usage != nil {
-			usage.CostUSD, usage.HasCost = cost, hasCost
-		}
-		ev.spent(usage, UsageDelta, "")
+		ev.spent(withCost(usage, cost, hasCost), UsageDelta, "")
 	case "text":
 		ev.Answer, ev.AnswerDropped = text, textDropped
 	case "tool_use":

@@ -145,6 +145,26 @@ type rawString struct {
 	escaped bool
 }
 
+// rawValue reads a string value undecoded: most of a line's strings are
+// never kept. Another type reads as absent (raw nil).
+func (s *scanner) rawValue() rawString {
+	raw, escaped, _ := s.strValue()
+	return rawString{raw, escaped}
+}
+
+func (r rawString) String() string { return decode(r.raw, r.escaped) }
+
+// open records a tool call the event starts; close one it ends.
+func (ev *Event) open(c Call) {
+	ev.Started = append(ev.Started, c)
+	ev.CallID = c.ID
+}
+
+func (ev *Event) close(id string) {
+	ev.Ended = append(ev.Ended, id)
+	ev.CallID = id
+}
+
 // decode turns a string's raw contents into a Go string the way
 // encoding/json does (escapes decoded, invalid UTF-8 replaced), so that ids
 // compare equal however they are read.

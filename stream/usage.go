@@ -54,6 +54,18 @@ func (ev *Event) spent(u *Usage, scope UsageScope, id string) {
 	}
 }
 
+// withCost is u with the cost a line stated, if it stated one: a cost
+// alone is a report too.
+func withCost(u *Usage, cost float64, stated bool) *Usage {
+	if u == nil && stated {
+		u = &Usage{}
+	}
+	if u != nil {
+		u.CostUSD, u.HasCost = cost, stated
+	}
+	return u
+}
+
 // A Tally keeps a run's running total of usage. It is pure: feed it every
 // event in order.
 type Tally struct {
