@@ -2,7 +2,6 @@ package stream
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,13 +10,10 @@ import (
 // every label or type a profile lists is one its agent wrote there.
 func TestPhaseWords(t *testing.T) {
 	t.Parallel()
-	captures := map[*Profile][]string{Cursor: {"testdata/normal.jsonl", "testdata/noisy.jsonl"}}
-	for _, p := range profiles[1:] {
-		captures[p], _ = filepath.Glob("testdata/agents/" + p.Name + "-*.jsonl")
-	}
 	for _, p := range profiles {
 		seen := map[string]bool{}
-		for _, file := range captures[p] {
+		captures := capturesOf(t, p)
+		for _, file := range captures {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
@@ -34,7 +30,7 @@ func TestPhaseWords(t *testing.T) {
 		}
 		for word := range p.phases {
 			if !seen[word] {
-				t.Errorf("%s: phase word %q is in none of %q", p.Name, word, captures[p])
+				t.Errorf("%s: phase word %q is in none of %q", p.Name, word, captures)
 			}
 		}
 	}
