@@ -56,7 +56,7 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tool := q.shellTool()
-	t, text := s.plan(r, q.Model, len(q.Tools), tool, q.hasToolResult())
+	t, text := s.plan(label(r), q.Model, len(q.Tools), tool, q.hasToolResult())
 	w.Header().Set("request-id", newID("req_mock_"))
 
 	block, stop := obj{"type": "text", "text": text}, "end_turn"
@@ -73,7 +73,7 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 
 	if !q.Stream { // Claude Code's fallback after a stream times out.
 		if t == turnStall || t == turnPings {
-			s.stall(r) // Not even headers: the whole answer would be the delta.
+			s.stall(r.Context(), label(r)) // Not even headers: the whole answer would be the delta.
 			return
 		}
 		msg["content"] = []obj{block}
@@ -86,7 +86,7 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 
 	e := startSSE(w, r)
 	e.send("message_start", obj{"type": "message_start", "message": msg})
-	if !s.hold(r, e, t, func() { e.send("ping", obj{"type": "ping"}) }) || t == turnPings {
+	if !s.hold(label(r), e, t, func() { e.send("ping", obj{"type": "ping"}) }) || t == turnPings {
 		return
 	}
 	if t == turnTool {
@@ -104,7 +104,7 @@ func (s *server) anthropic(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	if t == turnStall {
-		s.stall(r)
+		s.stall(r.Context(), label(r))
 		return
 	}
 	e.send("content_block_stop", obj{"type": "content_block_stop", "index": 0})

@@ -67,10 +67,10 @@ func (s *server) gemini(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tool := q.shellTool()
-	t, text := s.plan(r, model, len(q.Tools), tool, q.hasToolResult())
+	t, text := s.plan(label(r), model, len(q.Tools), tool, q.hasToolResult())
 
 	e := startSSE(w, r)
-	if !s.hold(r, e, t, func() { e.comment("keep-alive") }) || t == turnPings {
+	if !s.hold(label(r), e, t, e.ping) || t == turnPings {
 		return
 	}
 	if t == turnTool {
@@ -82,6 +82,6 @@ func (s *server) gemini(w http.ResponseWriter, r *http.Request) {
 		e.send("", geminiChunk(obj{"text": d}, last && t == turnText))
 	})
 	if t == turnStall {
-		s.stall(r)
+		s.stall(r.Context(), label(r))
 	}
 }

@@ -18,7 +18,9 @@
 // The keep-alive is what each API sends while a model works: Anthropic's
 // `event: ping`; the OpenAI Responses and Gemini APIs define none, so an SSE
 // comment (": keep-alive"), which every SSE parser skips, as proxies and
-// servers send to keep a connection from timing out.
+// servers send to keep a connection from timing out. The Responses API is
+// also served over a WebSocket (GET /v1/responses, as Codex speaks it with
+// supports_websockets = true); there the keep-alive is a WebSocket ping.
 //
 // A request that offers no shell tool (opencode's title generation) always
 // gets the plain answer, so side requests never stall or call tools.
@@ -29,6 +31,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -154,6 +157,7 @@ func (s *server) routes() http.Handler {
 	})
 	mux.HandleFunc("POST /v1/messages", s.anthropic)
 	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("GET /v1/responses", s.responsesWS)
 	mux.HandleFunc("POST /v1beta/models/{call}", s.gemini)
 	mux.HandleFunc("/", s.notFound)
 	return mux
@@ -180,8 +184,9 @@ func (t turn) String() string {
 }
 
 // plan decides the answer from the shell tool the request offers ("" for
-// none) and whether it already carries a tool result, and logs the request.
-func (s *server) plan(r *http.Request, model string, tools int, shellTool string, hasResult bool) (turn, string) {
+// none) and whether it already carries a tool result, and logs the request
+// under label ("POST /v1/responses").
+func (s *server) plan(label, model string, tools int, shellTool string, hasResult bool) (turn, string) {
 	t, text := turnTool, ""
 	switch {
 	case shellTool == "" || s.scenario == "A":
@@ -195,23 +200,22 @@ func (s *server) plan(r *http.Request, model string, tools int, shellTool string
 	case hasResult:
 		t, text = turnText, textDone
 	}
-	s.log.Printf("%s %s model=%s tools=%d shell=%q tool_result=%t -> %s",
-		r.Method, r.URL.RequestURI(), model, tools, shellTool, hasResult, t)
+	s.log.Printf("%s model=%s tools=%d shell=%q tool_result=%t -> %s",
+		label, model, tools, shellTool, hasResult, t)
 	return t, text
 }
 
 // stall holds the response open, sending nothing, until the client leaves.
-func (s *server) stall(r *http.Request) {
+func (s *server) stall(ctx context.Context, label string) {
 	start := time.Now()
-	<-r.Context().Done()
-	s.log.Printf("%s %s: stalled stream closed by the client after %.1fs",
-		r.Method, r.URL.RequestURI(), time.Since(start).Seconds())
+	<-ctx.Done()
+	s.log.Printf("%s: stalled stream closed by the client after %.1fs", label, time.Since(start).Seconds())
 }
 
-// hold sends only keep-alives, one every pingEvery, for scenario T's think
-// or, for P, until the client leaves; it reports whether the client is
-// still there.
-func (s *server) hold(r *http.Request, e *sse, t turn, ping func()) bool {
+// hold sends only keep-alives (ping), one every pingEvery, for scenario
+// T's think or, for P, until the client leaves; it reports whether the
+// client is still there.
+func (s *server) hold(label string, e *stream, t turn, ping func()) bool {
 	if t != turnThink && t != turnPings {
 		return true
 	}
@@ -227,18 +231,21 @@ func (s *server) hold(r *http.Request, e *sse, t turn, ping func()) bool {
 	for pings := 0; e.err == nil; {
 		select {
 		case <-end:
-			s.log.Printf("%s %s: thought for %.1fs, %d keep-alives", r.Method, r.URL.RequestURI(), time.Since(start).Seconds(), pings)
+			s.log.Printf("%s: thought for %.1fs, %d keep-alives", label, time.Since(start).Seconds(), pings)
 			return true
 		case <-tick.C:
 			ping()
 			pings++
-		case <-r.Context().Done():
-			e.err = r.Context().Err()
+		case <-e.ctx.Done():
+			e.err = e.ctx.Err()
 		}
 	}
-	s.log.Printf("%s %s: stream of keep-alives closed by the client after %.1fs", r.Method, r.URL.RequestURI(), time.Since(start).Seconds())
+	s.log.Printf("%s: stream of keep-alives closed by the client after %.1fs", label, time.Since(start).Seconds())
 	return false
 }
+
+// label names a request in the log: "POST /v1/responses".
+func label(r *http.Request) string { return r.Method + " " + r.URL.RequestURI() }
 
 func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err := json.NewDecoder(r.Body).Decode(v); err != nil {

@@ -203,13 +203,6 @@ func TestAnthropic(t *testing.T) {
 func TestResponses(t *testing.T) {
 	t.Parallel()
 	const tools = `"tools":[{"type":"function","name":"exec_command"},{"type":"function","name":"write_stdin"}]`
-	textEvents := func(text string) []string {
-		want := []string{"response.created", "response.output_item.added"}
-		for range deltas(text) {
-			want = append(want, "response.output_text.delta")
-		}
-		return append(want, "response.output_item.done", "response.completed")
-	}
 	for _, tc := range []struct {
 		name, scenario, input, want string
 	}{
@@ -220,7 +213,7 @@ func TestResponses(t *testing.T) {
 			t.Parallel()
 			resp, _ := post(t, newServer(t, tc.scenario), "/v1/responses", `{"model":"m",`+tools+`,"input":`+tc.input+`}`)
 			evs := collect(readEvents(t, resp.Body))
-			if got := named(t, evs, textEvents(tc.want), "response.output_text.delta", "delta"); got != tc.want {
+			if got := named(t, evs, textEventsOf(tc.want), "response.output_text.delta", "delta"); got != tc.want {
 				t.Errorf("text %q, want %q", got, tc.want)
 			}
 			if got := get(evs[len(evs)-2].data, "item", "content", 0, "text"); got != tc.want {

@@ -42,13 +42,18 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tool := q.shellTool()
-	t, text := s.plan(r, q.Model, len(q.Tools), tool, q.hasToolResult())
+	t, text := s.plan(label(r), q.Model, len(q.Tools), tool, q.hasToolResult())
+	s.respond(label(r), startSSE(w, r), &q, t, text)
+}
 
+// respond writes a Responses API answer as t and text say: the same events
+// over SSE and over a WebSocket.
+func (s *server) respond(label string, e *stream, q *responsesRequest, t turn, text string) {
+	tool := q.shellTool()
 	id := newID("resp_mock_")
-	e := startSSE(w, r)
 	e.send("response.created", obj{"type": "response.created",
 		"response": obj{"id": id, "object": "response", "status": "in_progress", "model": q.Model, "output": []obj{}}})
-	if !s.hold(r, e, t, func() { e.comment("keep-alive") }) || t == turnPings {
+	if !s.hold(label, e, t, e.ping) || t == turnPings {
 		return
 	}
 	var item obj
@@ -72,7 +77,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	if t == turnStall {
-		s.stall(r)
+		s.stall(e.ctx, label)
 		return
 	}
 	e.send("response.output_item.done", obj{"type": "response.output_item.done", "output_index": 0, "item": item})

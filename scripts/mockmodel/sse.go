@@ -8,25 +8,52 @@ import (
 	"time"
 )
 
-// sse writes Server-Sent Events, flushing each one. The first error (the
-// client went away) sticks and turns later calls into no-ops.
-type sse struct {
-	w   http.ResponseWriter
+// A stream writes one response's events, over SSE or a WebSocket. The
+// first error (the client went away) sticks and turns later calls into
+// no-ops.
+type stream struct {
 	ctx context.Context
 	err error
+	// event writes one event: its name ("" for a data-only SSE event,
+	// Gemini's) and its JSON.
+	event func(name string, data []byte) error
+	// keepAlive sends the transport's keep-alive: an SSE comment, which
+	// parsers skip, or a WebSocket ping.
+	keepAlive func() error
 }
 
-func startSSE(w http.ResponseWriter, r *http.Request) *sse {
+func startSSE(w http.ResponseWriter, r *http.Request) *stream {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	e := &sse{w: w, ctx: r.Context()}
-	e.flush()
+	flush := func(err error) error {
+		if err == nil {
+			err = http.NewResponseController(w).Flush()
+		}
+		return err
+	}
+	e := &stream{
+		ctx: r.Context(),
+		event: func(name string, data []byte) error {
+			if name != "" {
+				if _, err := fmt.Fprintf(w, "event: %s\n", name); err != nil {
+					return err
+				}
+			}
+			_, err := fmt.Fprintf(w, "data: %s\n\n", data)
+			return flush(err)
+		},
+		keepAlive: func() error {
+			_, err := fmt.Fprint(w, ": keep-alive\n\n")
+			return flush(err)
+		},
+	}
+	e.err = flush(nil)
 	return e
 }
 
 // send writes one event; an empty name gives a data-only event (Gemini).
-func (e *sse) send(name string, v any) {
+func (e *stream) send(name string, v any) {
 	if e.err != nil {
 		return
 	}
@@ -35,32 +62,19 @@ func (e *sse) send(name string, v any) {
 		e.err = err
 		return
 	}
-	if name != "" {
-		_, e.err = fmt.Fprintf(e.w, "event: %s\n", name)
-	}
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, "data: %s\n\n", b)
-	}
-	e.flush()
+	e.err = e.event(name, b)
 }
 
-// comment writes an SSE comment, which parsers skip: a keep-alive.
-func (e *sse) comment(text string) {
+// ping sends the transport's keep-alive.
+func (e *stream) ping() {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, ": %s\n\n", text)
-	}
-	e.flush()
-}
-
-func (e *sse) flush() {
-	if e.err == nil {
-		e.err = http.NewResponseController(e.w).Flush()
+		e.err = e.keepAlive()
 	}
 }
 
 // words calls send for each word delta of text, gap apart, as a model
 // producing tokens would; last is true for the final one.
-func (e *sse) words(text string, gap time.Duration, send func(delta string, last bool)) {
+func (e *stream) words(text string, gap time.Duration, send func(delta string, last bool)) {
 	ds := deltas(text)
 	for i, d := range ds {
 		if i > 0 {
@@ -73,7 +87,7 @@ func (e *sse) words(text string, gap time.Duration, send func(delta string, last
 	}
 }
 
-func (e *sse) pause(d time.Duration) {
+func (e *stream) pause(d time.Duration) {
 	if e.err != nil || d <= 0 {
 		return
 	}
