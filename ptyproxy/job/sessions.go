@@ -7,7 +7,6 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
 )
 
@@ -44,11 +43,13 @@ func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []S
 		if len(out) == limit {
 			break
 		}
-		t, err := timeline.Read(p, time.Hour)
+		s, err := sessionlog.ReadSummary(p)
 		if err != nil {
-			continue // Pruned, or renamed by its session id, since the listing.
+			// Pruned, or renamed by its session id, since the listing;
+			// or not a log.
+			continue
 		}
-		si := sessionOf(t, running[p], time.Now())
+		si := sessionOf(s, running[p], time.Now())
 		if hungOnly && !si.Hung {
 			continue
 		}
@@ -57,72 +58,62 @@ func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []S
 	return out
 }
 
-// sessionOf summarizes one session log.
-func sessionOf(t *timeline.Timeline, running bool, now time.Time) Session {
-	si := Session{ID: t.SessionID, Start: t.Start.Format(time.RFC3339), Agent: t.Agent, LogPath: t.Path}
-	if p, err := stream.ProfileNamed(t.Agent); err == nil {
-		si.Prompt = promptStart(p.Prompt(t.Argv))
+// sessionOf is one session log at a glance, from its summary.
+func sessionOf(s sessionlog.Summary, running bool, now time.Time) Session {
+	si := Session{ID: s.SessionID, Start: s.Start.Format(time.RFC3339), Agent: s.Command.Agent, LogPath: s.Path, Usage: s.Usage}
+	if p, err := stream.ProfileNamed(s.Command.Agent); err == nil {
+		si.Prompt = promptStart(p.Prompt(s.Command.Argv))
 	}
-	if n := len(t.Usage); n > 0 {
-		si.Usage = &t.Usage[n-1].UsageRecord
-	}
-	e := t.Exit
-	if e == nil || e.Cause == "" {
+	e := s.Exit
+	if e == nil && s.StartFailed == nil {
 		// No exit record: an attempt still running, here or in another
 		// process (its writer holds the log), or a wrapper that was killed.
-		running = running || sessionlog.Running(t.Path)
+		running = running || sessionlog.Running(s.Path)
 	}
+	// Every offset is from the first record, to the millisecond.
+	start := s.Start.Truncate(time.Millisecond)
 	end := now
 	if !running {
-		if fi, err := os.Stat(t.Path); err == nil {
+		if fi, err := os.Stat(s.Path); err == nil {
 			end = fi.ModTime()
 		}
 	}
 	// A file's time comes from the kernel's coarse clock, a few ms behind
 	// the records' own: a run never ends before its last record ("-1ms").
-	if n := len(t.Entries); n > 0 {
-		if last := t.Start.Add(time.Duration(t.Entries[n-1].At)); last.After(end) {
-			end = last
-		}
+	if s.End.After(end) {
+		end = s.End
 	}
-	si.DurationMS = max(end.Sub(t.Start), 0).Milliseconds()
+	si.DurationMS = max(end.Sub(start), 0).Milliseconds()
 	if e != nil && !running {
-		si.DurationMS = time.Duration(e.Duration).Milliseconds()
-		si.ExitStatus = e.Status
+		si.DurationMS = max(s.End.Sub(start), 0).Milliseconds()
+		si.ExitStatus = &e.Status
+	}
+	if f := s.StartFailed; e == nil && f != nil && f.Status != 0 {
+		si.DurationMS = max(s.End.Sub(start), 0).Milliseconds()
+		si.ExitStatus = &f.Status
 	}
 	si.Hung = !running && e != nil && e.Cause == "hung"
 	switch {
 	case running:
 		si.Outcome = "running"
-	case t.Pid == 0 && startFailed(t):
+	case s.Pid == 0 && s.StartFailed != nil:
 		si.Outcome = "start failed"
-	case e == nil || e.Cause == "":
+	case e == nil:
 		// Its agent is gone: the wrapper was killed (its agent dies with
 		// it), or the machine stopped.
 		si.Outcome = "unfinished"
-	case si.Hung && t.Verdict != nil:
-		si.Outcome = "hung (" + t.Verdict.Reason.Kind + ")"
+	case si.Hung && s.Hang != nil:
+		si.Outcome = "hung (" + s.Hang.Reason.Kind + ")"
 	case e.Cause == ptyproxy.AwaitingPerson.String():
 		si.Outcome = "waiting on a person"
 	case e.Cause == ptyproxy.OverBudget.String():
 		si.Outcome = "over budget"
 	case si.Hung || e.Cause == "cancelled" || e.Cause == "interrupted":
 		si.Outcome = e.Cause
-	case e.Status != nil && *e.Status == 0:
+	case e.Status == 0:
 		si.Outcome = "ok"
-	case e.Status != nil:
-		si.Outcome = fmt.Sprintf("failed (status %d)", *e.Status)
 	default:
-		si.Outcome = e.Cause
+		si.Outcome = fmt.Sprintf("failed (status %d)", e.Status)
 	}
 	return si
-}
-
-func startFailed(t *timeline.Timeline) bool {
-	for _, n := range t.Notes {
-		if n.What == sessionlog.MsgStartFailed {
-			return true
-		}
-	}
-	return false
 }

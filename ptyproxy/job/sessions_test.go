@@ -13,7 +13,6 @@ import (
 
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/ptyproxy/sessionlog/timeline"
 )
 
 // TestSessionOutcomes lists a log dir with a session of every outcome,
@@ -109,8 +108,8 @@ func TestSessionNeverEndsBeforeItsLastRecord(t *testing.T) {
 	if err := os.Chtimes(path, start, start.Add(-5*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	tl := &timeline.Timeline{Path: path, Start: start, Entries: []timeline.Entry{{At: timeline.Millis(40 * time.Millisecond)}}}
-	if got := sessionOf(tl, false, time.Now()).DurationMS; got != 40 {
+	s := sessionlog.Summary{Path: path, Start: start, End: start.Add(40 * time.Millisecond)}
+	if got := sessionOf(s, false, time.Now()).DurationMS; got != 40 {
 		t.Errorf("duration %d ms, want 40 (the last record's)", got)
 	}
 }
