@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"cursor-wrap/stream"
 )
 
 // A Group is the runs of one agent on one day, or of every run (Day and
@@ -106,10 +108,10 @@ func (g *Group) add(r Run) {
 		return
 	}
 	s.RunsReported++
-	s.InputTokens += u.Input
-	s.OutputTokens += u.Output
-	s.CacheReadTokens += u.CacheRead
-	s.CacheWriteTokens += u.CacheWrite
+	// Summed as a run's attempts are, saturating: a crafted log's counts
+	// never wrap the day's or the agent's total negative.
+	sum := stream.Usage{Input: s.InputTokens, Output: s.OutputTokens, CacheRead: s.CacheReadTokens, CacheWrite: s.CacheWriteTokens}.Plus(*u)
+	s.InputTokens, s.OutputTokens, s.CacheReadTokens, s.CacheWriteTokens = sum.Input, sum.Output, sum.CacheRead, sum.CacheWrite
 	if u.HasCost {
 		s.RunsWithCost++
 		s.CostUSD = new(u.CostUSD + *cmp.Or(s.CostUSD, new(0.0)))

@@ -149,3 +149,43 @@ func TestUsageSumSaturates(t *testing.T) {
 		t.Errorf("sum %+v", *sum)
 	}
 }
+
+// TestGroupSumSaturates: two runs of one agent on one day whose crafted
+// logs claim counts near the largest int64 sum, per day and agent and in
+// total, to that largest value, never to a negative one.
+func TestGroupSumSaturates(t *testing.T) {
+	t.Parallel()
+	huge := &stream.Usage{Input: math.MaxInt64 - 2, Output: 3, CacheRead: math.MaxInt64, CacheWrite: math.MaxInt64 - 1}
+	runs := Runs([]Attempt{
+		attempt("claude", "a", 1, 0, time.Second, "exited", 0, huge),
+		attempt("claude", "b", 1, time.Minute, time.Second, "exited", 0, huge),
+	})
+	groups, total := Summarize(runs)
+	for _, g := range append(groups, total) {
+		if u := g.Usage; u.InputTokens != math.MaxInt64 || u.OutputTokens != 6 || u.CacheReadTokens != math.MaxInt64 || u.CacheWriteTokens != math.MaxInt64 {
+			t.Errorf("group %q %q sums %+v, want each count at the largest int64 (output 6)", g.Day, g.Agent, u)
+		}
+	}
+}
+
+// TestDayIsLocal: a run falls on the local date it started on, not the
+// UTC one, on either side of UTC. (Not parallel: it sets time.Local.)
+func TestDayIsLocal(t *testing.T) {
+	local := time.Local
+	defer func() { time.Local = local }()
+	for _, tc := range []struct{ zone, at, want string }{
+		{"Pacific/Kiritimati", "2026-03-01T12:00:00Z", "2026-03-02"}, // UTC+14
+		{"Pacific/Pago_Pago", "2026-03-01T05:00:00Z", "2026-02-28"},  // UTC-11
+		{"UTC", "2026-03-01T05:00:00Z", "2026-03-01"},
+	} {
+		loc, err := time.LoadLocation(tc.zone)
+		if err != nil {
+			t.Fatalf("no time zone data for %s: %v", tc.zone, err)
+		}
+		at, _ := time.Parse(time.RFC3339, tc.at)
+		time.Local = loc
+		if got := Day(at); got != tc.want {
+			t.Errorf("%s: %s is on %s, want %s", tc.zone, tc.at, got, tc.want)
+		}
+	}
+}
