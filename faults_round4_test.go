@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,31 @@ func TestReportDaysAndSums(t *testing.T) {
 				t.Errorf("TZ=%s: %s sums %d input tokens", tc.tz, g.Day, g.Usage.InputTokens)
 			}
 		}
+	}
+}
+
+// TestReloadRefusesAnInvalidValue (33.10): a config file saved under a
+// running wrapper that parses but holds a value that fails validation
+// (idle_timeout = "-5s") is not applied: the last good values stay, a
+// config_error record and a warning say why, and the next good save
+// applies. Applied, the negative idle timeout would end the run at once
+// as an idle hang, as one bad save would every running agent.
+func TestReloadRefusesAnInvalidValue(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "idle_timeout = \"20s\"\n")
+	w := startWatched(t, cfg)
+	save(t, cfg, "idle_timeout = \"-5s\"\n")
+	w.waitLine(t, "config not reloaded, keeping the last good values: "+cfg)
+	save(t, cfg, "idle_timeout = \"20s\"\nhard_timeout = \"1s\"\n")
+	w.hung(t, "deadline", `"changed":[{"key":"hard_timeout","old":"0s","new":"1s"}]`)
+	var refused int
+	for _, rec := range readLogs[map[string]any](t, w.logDir) {
+		if rec["msg"] == "config_error" && strings.Contains(fmt.Sprint(rec["error"]), "idle_timeout") {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d config_error records naming idle_timeout, want 1; stderr %s", refused, w.stderr.String())
 	}
 }

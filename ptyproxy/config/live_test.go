@@ -37,8 +37,9 @@ func TestApplyTellsSubscribers(t *testing.T) {
 	}
 }
 
-// TestReloadTellsWhy: a file that cannot be applied keeps the last good
-// values, and subscribers hear why; a valid one is heard with its changes.
+// TestReloadTellsWhy: a file that cannot be applied (it does not parse,
+// or a value fails validation) keeps the last good values, and
+// subscribers hear why; a valid one is heard with its changes.
 func TestReloadTellsWhy(t *testing.T) {
 	t.Parallel()
 	path := writeConfig(t, `idle_timeout = "30s"`)
@@ -55,11 +56,17 @@ func TestReloadTellsWhy(t *testing.T) {
 		live.reload(slog.New(slog.DiscardHandler))
 	}
 	rewrite(`idle_timeout = "soon"`)
+	// Parsed, but a value validation refuses: not applied either.
+	rewrite(`idle_timeout = "-5s"`)
+	if got := live.Config().IdleTimeout; got != 30*time.Second {
+		t.Errorf("idle_timeout %v in force after an invalid save, want 30s kept", got)
+	}
 	rewrite(`idle_timeout = "1s"`)
-	if len(heard) != 2 || heard[0].Err == nil || heard[0].Config.IdleTimeout != 30*time.Second {
+	if len(heard) != 3 || heard[0].Err == nil || heard[0].Config.IdleTimeout != 30*time.Second ||
+		heard[1].Err == nil || heard[1].Config.IdleTimeout != 30*time.Second {
 		t.Fatalf("heard %+v", heard)
 	}
-	if u := heard[1]; u.Err != nil || len(u.Changes) != 1 || u.Changes[0] != (Change{Key: "idle_timeout", Old: "30s", New: "1s"}) {
+	if u := heard[2]; u.Err != nil || len(u.Changes) != 1 || u.Changes[0] != (Change{Key: "idle_timeout", Old: "30s", New: "1s"}) {
 		t.Errorf("then heard %+v", u)
 	}
 }
