@@ -1,7 +1,8 @@
 // Package fakeagent is a stand-in for a headless agent CLI: it runs a
 // script of steps (print lines, replay a transcript with its timing,
-// hang, ignore SIGTERM, spawn escaping grandchildren, burn CPU, exit) so
-// the wrapper can be tested and demonstrated without the real thing.
+// hang, ignore SIGTERM, spawn escaping grandchildren, burn CPU, talk to a
+// model server as the real agents do, exit) so the wrapper can be tested
+// and demonstrated without the real thing.
 //
 // Tests re-execute their own binary with Subcommand as its first argument
 // and call Main, like os/exec's helper process; the wrapper's demo

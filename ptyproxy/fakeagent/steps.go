@@ -111,14 +111,10 @@ func (a *agent) replay(path string, speed float64) error {
 
 // child starts a descendant the way real agents start their tools.
 func (a *agent) child(kind string) error {
-	self, err := os.Executable()
+	cmd, err := self("sleeper")
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, Subcommand, "sleeper")
-	// The child's one step is its argument: steps in the environment would
-	// make it run the whole script again, and start children of its own.
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
 	switch kind {
 	case "setsid-child", "tool-child":
 		cmd.Args = append(cmd.Args, "ignore")
@@ -177,4 +173,76 @@ func sttySane(fd int) error {
 	}
 	t.Oflag |= unix.OPOST | unix.ONLCR
 	return unix.IoctlSetTermios(fd, setTermios, t)
+}
+
+// self is a command that runs the fake agent's steps: the steps are its
+// arguments, never those in the environment, which would make it run the
+// whole script again and start children of its own.
+func self(steps ...string) (*exec.Cmd, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, append([]string{Subcommand}, steps...)...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, StepsEnv+"=") })
+	return cmd, nil
+}
+
+// orphan leaves a process behind that burns CPU, as a dev server's file
+// watcher does: double-forked, it runs in a session of its own under no
+// process of the agent's. It prints the orphan's pid.
+func (a *agent) orphan() error {
+	cmd, err := self("fork-away", "burn", "1000h")
+	if err != nil {
+		return err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("orphan-burner: %w", err)
+	}
+	a.printJSON(map[string]any{"type": "child", "kind": "orphan-burner", "pid": json.Number(strings.TrimSpace(string(out)))})
+	return nil
+}
+
+// forkAway starts steps in a child, prints its pid and returns: its caller
+// then exits, and the child is an orphan.
+func forkAway(steps []string) error {
+	cmd, err := self(steps...)
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	fmt.Println(cmd.Process.Pid)
+	return nil
+}
+
+// helper starts a process in the agent's own process group that is not
+// a tool call: an MCP server started at init, which follows a feed on its
+// own TCP connection to addr. It prints the helper's pid.
+func (a *agent) helper(addr string) error {
+	cmd, err := self("net", addr, "read")
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	a.printJSON(map[string]any{"type": "child", "kind": "helper", "pid": cmd.Process.Pid})
+	return nil
+}
+
+// work runs a tool that burns CPU for d, in a session of its own as real
+// agents start their tools, and waits for it; it prints nothing, as an
+// agent in text mode does.
+func (a *agent) work(d string) error {
+	cmd, err := self("burn", d)
+	if err != nil {
+		return err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	a.out.Flush()
+	return cmd.Run()
 }

@@ -79,10 +79,20 @@ var table = []step{
 	{name: "hold-pty", does: "start a setsid child that keeps stdout open and sleeps", run: child("hold-pty")},
 	{name: "chatty-child", does: "start a setsid child that writes a line to stdout every 50ms, forever", run: child("chatty-child")},
 	{name: "setsid-noenv", does: "start a setsid child with an empty environment (env -i setsid daemon)", run: child("setsid-noenv")},
+	{name: "orphan-burner", does: "leave an orphan that burns a quarter of a core: double-forked into a session of its own, as a dev server's file watcher", run: func(a *agent, _ []string) error { return a.orphan() }},
+	{name: "helper", args: "ADDR", does: "start a helper in the agent's process group, not a tool call: an MCP server that follows a feed on its own TCP connection (net ADDR read)",
+		run: func(a *agent, args []string) error { return a.helper(args[0]) }},
+	{name: "work", args: "DURATION", does: "run a tool in a session of its own that burns a quarter of a core for DURATION, and wait for it", run: func(a *agent, args []string) error { return a.work(args[0]) }},
+	{name: "connect", args: "URL BEAT", does: "as cursor-agent: print its init, talk Connect over one h2c stream to URL (a 20 KB request, then a 16 B heartbeat every BEAT), print the answer as assistant and result when the stream ends",
+		run: stepConnect},
+	{name: "messages", args: "URL", does: "as Claude Code: print its init, post a streamed Messages request to URL, print the SSE answer as assistant and result",
+		run: func(a *agent, args []string) error { return a.messages(args[0]) }},
 	{name: "exit", args: "N", does: "exit with status N", run: stepExit},
 	{name: "kill", args: "SIGNAL", does: "kill itself with a signal the Go runtime lets through (TERM, INT, HUP, KILL)", run: stepKill},
 	// The body of the children started above.
 	{name: "sleeper", args: "[ignore|chatty]", more: func(rest []string) int { return min(len(rest), 1) }, run: stepSleeper},
+	// The middle of orphan-burner's double fork: the rest, forked away.
+	{name: "fork-away", more: func(rest []string) int { return len(rest) }, run: func(_ *agent, args []string) error { return forkAway(args) }},
 }
 
 // usage lists the steps Main understands.
@@ -312,6 +322,14 @@ func stepRead(a *agent, args []string) error {
 
 func child(kind string) func(*agent, []string) error {
 	return func(a *agent, _ []string) error { return a.child(kind) }
+}
+
+func stepConnect(a *agent, args []string) error {
+	beat, err := time.ParseDuration(args[1])
+	if err != nil {
+		return err
+	}
+	return a.connect(args[0], beat)
 }
 
 func stepExit(a *agent, args []string) error {
