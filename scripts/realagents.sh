@@ -21,11 +21,18 @@
 # | A | answers with text | exit 0; stdout is the CLI's event stream as captured, ending in its own final event, and byte for byte the `raw` lines of the session log; the exit record's usage is the mock's 50 tokens in, 12 out |
 # | B | has the CLI's shell tool run `sleep 20`, then answers | exit 0, 20-45 s from the first event to the last (the session log's times), no hang declared |
 # | C | sends one text delta, then stalls | hang declared, exit 124, the run over within 30 s of its first event (the session log's times), and no process of the run left (tools in their own session included) |
-# | T | thinks: sends only keep-alives (Anthropic `ping` events, SSE comments for the others) for 20 s, then answers | exit 0, the stream as in A, no hang declared |
+# | T | thinks: sends only keep-alives (Anthropic `ping` events, SSE comments for the others, WebSocket pings for `codex-ws`) for 20 s, then answers | exit 0, the stream as in A, no hang declared |
 # | P | sends only keep-alives, for ever (`--max-silence 20s`) | hang declared after 20-30 s of silence (at max_silence, not at the idle timeout), exit 124, the stream (if any) the start of C's |
 # | S | answers with text; the CLI's stdin is an open pipe that gives nothing | exit 0, the stream as in A, and the wrapper's line that it closed stdin (unless the CLI answered within the 3 s wait, as gemini, which never reads stdin, may) |
 #
-# T and P are n/a for Gemini CLI: the Gemini API defines no keep-alive in a
+# One more case runs only when asked for (`REALAGENTS_CASES=L`), as it takes
+# two minutes: T at full scale, with the wrapper's own defaults.
+#
+# | case | the mock model... | passes when |
+# |---|---|---|
+# | L | thinks: sends only keep-alives, one every 10 s, for 90 s, then answers | exit 0, the stream as in A, no hang declared |
+#
+# T, P and L are n/a for Gemini CLI: the Gemini API defines no keep-alive in a
 # stream, and the CLI fails on an SSE comment ("Incomplete JSON segment").
 #
 # It prints a table (agent, case, expected, got, PASS/FAIL) and exits 1 on any
@@ -41,7 +48,10 @@
 # the cases run one after another, the four CLIs in parallel. Versions are
 # pinned; override with CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION and
 # OPENCODE_VERSION. Narrow a run with REALAGENTS_AGENTS="claude codex" and
-# REALAGENTS_CASES="A C". A failed run (or any, with REALAGENTS_KEEP=1) keeps
+# REALAGENTS_CASES="A C". The agent `codex-ws` runs only when named there: it
+# is Codex on its default transport, the Responses API over a WebSocket
+# (which a custom provider gets with `supports_websockets = true`), where the
+# mock model's keep-alive is a WebSocket ping. A failed run (or any, with REALAGENTS_KEEP=1) keeps
 # its files (stdout, stderr, mock log, session logs) in the directory it names.
 #
 # When it can run no agent (the CLIs are not installed and the npm registry
@@ -76,6 +86,9 @@ declare -A pkg=(
 	[gemini]=@google/gemini-cli
 	[opencode]=opencode-ai
 )
+# An agent that is a CLI run another way: codex-ws is Codex on its default
+# transport, the Responses API over a WebSocket.
+declare -A cli=([claude]=claude [codex]=codex [codex-ws]=codex [gemini]=gemini [opencode]=opencode)
 declare -A version=(
 	[claude]=${CLAUDE_VERSION:-2.1.197}
 	[codex]=${CODEX_VERSION:-0.169.0}
@@ -108,15 +121,23 @@ declare -A inapplicable=(
 	[gemini.T]="the Gemini API sends no keep-alive in a stream, and Gemini CLI fails on an SSE comment (Incomplete JSON segment)"
 	[gemini.P]="the Gemini API sends no keep-alive in a stream, and Gemini CLI fails on an SSE comment (Incomplete JSON segment)"
 )
+inapplicable[gemini.L]=${inapplicable[gemini.T]}
+# Codex prints the same events over either transport.
+for kase in A B C P; do
+	want[codex-ws.$kase]=${want[codex.$kase]}
+done
 # A thinking model's answer, and an answer beside a silent stdin, are A's.
-for agent in claude codex gemini opencode; do
+for agent in "${!cli[@]}"; do
 	want[$agent.T]=${want[$agent.A]}
+	want[$agent.L]=${want[$agent.A]}
 	want[$agent.S]=${want[$agent.A]}
 done
 
 idle=5         # --idle-timeout, seconds
 stall_wait=10  # --direct C, P and S: how long a CLI must stay stalled
 think=20       # T: the mock's keep-alive-only pause, seconds (more than idle)
+long_think=90  # L: the same with the wrapper's defaults, and its pings
+long_ping=10   # 10 s apart
 max_silence=20 # P: --max-silence, seconds
 
 log() { printf 'realagents: %s\n' "$*" >&2; }
@@ -143,15 +164,16 @@ check_selection() {
 	[[ ${#agents[@]} -gt 0 ]] || skip "REALAGENTS_AGENTS names no agent"
 	[[ ${#cases[@]} -gt 0 ]] || skip "REALAGENTS_CASES names no case"
 	for agent in "${agents[@]}"; do
-		[[ -v pkg[$agent] ]] || die "unknown agent $agent in REALAGENTS_AGENTS (claude codex gemini opencode)"
+		[[ -v cli[$agent] ]] || die "unknown agent $agent in REALAGENTS_AGENTS (claude codex codex-ws gemini opencode)"
 	done
 	for kase in "${cases[@]}"; do
-		[[ $kase == [ABCTPS] ]] || die "unknown case $kase in REALAGENTS_CASES (A B C T P S)"
+		[[ $kase == [ABCTPSL] ]] || die "unknown case $kase in REALAGENTS_CASES (A B C T P S L)"
 	done
 }
 
-prefix_of() { printf '%s/%s-%s' "$cache" "$1" "${version[$1]}"; }
-bin_of() { printf '%s/bin/%s' "$(prefix_of "$1")" "$1"; }
+# prefix_of and bin_of take a CLI (see cli), or an agent for its CLI.
+prefix_of() { printf '%s/%s-%s' "$cache" "${cli[$1]}" "${version[${cli[$1]}]}"; }
+bin_of() { printf '%s/bin/%s' "$(prefix_of "$1")" "${cli[$1]}"; }
 is_elf() { [[ $(head -c 4 "$1" 2>/dev/null) == $'\x7fELF' ]]; }
 
 # Every process a run starts carries REALAGENTS_RUN=<session>.<what> in its
@@ -200,8 +222,11 @@ install_one() {
 
 install_missing() {
 	local agent missing=() pids=() failed=0 pid
+	declare -A seen=()
 	for agent in "${agents[@]}"; do
-		[[ -e $(prefix_of "$agent")/.installed ]] || missing+=("$agent")
+		[[ ! -v seen[${cli[$agent]}] ]] || continue
+		seen[${cli[$agent]}]=1
+		[[ -e $(prefix_of "$agent")/.installed ]] || missing+=("${cli[$agent]}")
 	done
 	[[ ${#missing[@]} -gt 0 ]] || return 0
 	if ! timeout 30 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1; then
@@ -267,8 +292,10 @@ setup_agent() {
 			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1
 			DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1)
 		;;
-	codex)
+	codex | codex-ws)
 		mkdir -p "$home/.codex"
+		local ws=
+		[[ $agent != codex-ws ]] || ws="supports_websockets = true"
 		# Analytics and plugins off: offline, their shutdown flush otherwise
 		# delays the exit by about 5 s.
 		cat >"$home/.codex/config.toml" <<-EOF
@@ -283,6 +310,7 @@ setup_agent() {
 			base_url = "http://127.0.0.1:$port/v1"
 			wire_api = "responses"
 			env_key = "OPENAI_API_KEY"
+			$ws
 
 			[analytics]
 			enabled = false
@@ -356,9 +384,10 @@ run_case() {
 	local agent=$1 kase=$2 d=$run/$1-$2 port mock i
 	local marker=$session.$agent.$kase
 	mkdir -p "$d/home" "$d/work" "$d/logs"
-	local scenario=$kase
+	local scenario=$kase thinking=(--think "${think}s")
 	[[ $kase != S ]] || scenario=A
-	env -i REALAGENTS_RUN="$session.mock.$agent.$kase" "$run/mockmodel" --scenario "$scenario" --think "${think}s" \
+	[[ $kase != L ]] || scenario=T thinking=(--think "${long_think}s" --ping-every "${long_ping}s")
+	env -i REALAGENTS_RUN="$session.mock.$agent.$kase" "$run/mockmodel" --scenario "$scenario" "${thinking[@]}" \
 		--port-file "$d/port" --log "$d/mock.log" >/dev/null 2>"$d/mock.stderr" &
 	mock=$!
 	for ((i = 0; i < 100; i++)); do
@@ -377,8 +406,8 @@ run_case() {
 		cmd=("$(bin_of "$agent")" "${args[@]}")
 		! stalls_alone "$agent" "$kase" || cmd=(timeout --kill-after=5 "$stall_wait" "${cmd[@]}")
 	else
-		cmd=("$run/cursor-wrap" --agent "$agent" --agent-bin "$(bin_of "$agent")"
-			--idle-timeout "${idle}s" --kill-grace 2s --log-dir "$d/logs")
+		cmd=("$run/cursor-wrap" --agent "${cli[$agent]}" --agent-bin "$(bin_of "$agent")" --log-dir "$d/logs")
+		[[ $kase == L ]] || cmd+=(--idle-timeout "${idle}s" --kill-grace 2s)
 		[[ $kase != P ]] || cmd+=(--max-silence "${max_silence}s")
 		cmd+=(-- "${args[@]}")
 	fi
@@ -475,6 +504,10 @@ judge() {
 				got+=", hang after ${span}ms of silence"
 				[[ $span -ge $((max_silence * 1000)) && $span -lt $(((max_silence + 10) * 1000)) ]] || ok=0
 				;;
+			T | L)
+				span=$(jq -n '[inputs | select(.msg == "exit") | .longest_silence_ms] | last // 0' "${logs[@]}")
+				got+=", a silence of ${span}ms"
+				;;
 			S)
 				# The line comes once stdin_wait (3s) has passed with nothing:
 				# an agent that never reads stdin (gemini) may answer first.
@@ -530,6 +563,7 @@ expected() {
 	B) echo "rc 0 after 20-45s, no kill" ;;
 	C) echo "hang: rc 124 <30s, nothing left" ;;
 	T) echo "rc 0 after ${think}s of pings, no kill" ;;
+	L) echo "rc 0 after ${long_think}s of pings, defaults" ;;
 	P) echo "hang at max_silence ${max_silence}s, rc 124" ;;
 	S) echo "rc 0, stdin closed, stream as A" ;;
 	esac
