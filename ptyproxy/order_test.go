@@ -15,7 +15,7 @@ import (
 // takes nothing, then a line to stderr. The stderr line waits for the
 // stdout line to be forwarded only for flushWait: it is passed on while
 // stdout is still stuck. (The order kept, through the built binary, is
-// TestStdoutBeforeStderr in the root package.)
+// TestStdoutBeforeStderr in scripts/e2e.)
 func TestStuckStdoutHoldsNoStderr(t *testing.T) {
 	t.Parallel()
 	self, err := os.Executable()

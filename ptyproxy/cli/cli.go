@@ -1,23 +1,44 @@
 // Package cli is the command line the two binaries share (cursor-wrap and
 // cursor-wrap-mcp): a table of commands that drives dispatch, help and
-// completion, flags read with errors that name the fix, the settings as
-// flags, one way to fail and one version line.
+// completion, the streams a command is given, flags read with errors that
+// name the fix, the settings as flags, one way to fail and one version
+// line. Each command's body is a package of its own under it.
 package cli
 
 import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
 
-// Fail prints an error of either binary on stderr, as both word it, and
-// returns status.
-func Fail(status int, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "cursor-wrap: "+format+"\n", a...)
+// Env is what a command runs with: the streams it reads and writes (the
+// process's own, given by main; buffers or a terminal in tests), the name
+// the binary was started by, and the table of commands it is one of. A
+// command reads no other arguments than those it is given and writes to
+// no other streams than these.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Arg0 is the name the binary was started by (main's os.Args[0]): the
+	// shell functions and the advice name the wrapper by it.
+	Arg0 string
+	// Commands are the binary's, for help, completion and the advice.
+	Commands Table
+}
+
+// Fail prints an error of either binary on the command's stderr, as both
+// word it, and returns status.
+func (e *Env) Fail(status int, format string, a ...any) int {
+	fmt.Fprintf(e.Stderr, "cursor-wrap: "+format+"\n", a...)
 	return status
+}
+
+// Usage is the usage line of the command called name.
+func (e *Env) Usage(name string) string {
+	c, _ := e.Commands.Lookup(name)
+	return c.Usage()
 }
 
 // A Command is a subcommand of cursor-wrap: the first word of its command
@@ -32,7 +53,9 @@ type Command struct {
 	// too, so that help and completion offer the flags it reads. Nil when
 	// it takes none.
 	Flags func(*flag.FlagSet)
-	Run   func(args []string) int
+	// Run runs it with the arguments after its name, and returns the
+	// exit status.
+	Run func(env *Env, args []string) int
 }
 
 // Usage is its usage line.

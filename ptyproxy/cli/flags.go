@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,16 +130,16 @@ func Parse(fs *flag.FlagSet, args []string, sub string) (dashed bool, err error)
 // wrong. With noArgs, an argument besides the flags is wrong too. The
 // flags named in inherited are the wrapper's, which the subcommand takes
 // as a run does: its usage names them in one line rather than listing them.
-func ParseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool, inherited ...string) (status int, done bool) {
+func ParseSub(env *Env, fs *flag.FlagSet, args []string, sub, usageLine string, noArgs bool, inherited ...string) (status int, done bool) {
 	_, err := Parse(fs, args, sub)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		SubUsage(os.Stdout, usageLine, fs, inherited...)
+		SubUsage(env.Stdout, usageLine, fs, inherited...)
 		return 0, true
 	case err != nil:
-		return Fail(job.ExitUsage, "%s: %v", sub, err), true
+		return env.Fail(job.ExitUsage, "%s: %v", sub, err), true
 	case noArgs && fs.NArg() > 0:
-		return Fail(job.ExitUsage, "%s: unexpected %q\n%s", sub, fs.Arg(0), usageLine), true
+		return env.Fail(job.ExitUsage, "%s: unexpected %q\n%s", sub, fs.Arg(0), usageLine), true
 	}
 	return 0, false
 }
@@ -149,13 +148,13 @@ func ParseSub(fs *flag.FlagSet, args []string, sub, usageLine string, noArgs boo
 // done says the command ends here, with status: -h, -help or --help alone
 // printed its usage line, sub and what it does (about), or an argument was
 // given.
-func NoArgs(args []string, sub, about string) (status int, done bool) {
+func NoArgs(env *Env, args []string, sub, about string) (status int, done bool) {
 	switch {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Println("usage: cursor-wrap " + sub + about)
+		fmt.Fprintln(env.Stdout, "usage: cursor-wrap "+sub+about)
 		return 0, true
 	case len(args) > 0:
-		return Fail(job.ExitUsage, "usage: cursor-wrap %s (it takes no arguments)", sub), true
+		return env.Fail(job.ExitUsage, "usage: cursor-wrap %s (it takes no arguments)", sub), true
 	}
 	return 0, false
 }

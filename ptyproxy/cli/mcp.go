@@ -19,7 +19,7 @@ func (o *MCPOptions) Declare(fs *flag.FlagSet) {
 
 // MCP is the command `cursor-wrap mcp`, as both binaries know it, run by
 // run.
-func MCP(run func(args []string) int) Command {
+func MCP(run func(env *Env, args []string) int) Command {
 	return Command{
 		Name:    "mcp",
 		Args:    "[--config FILE] [--log-dir DIR] [--agent-bin PATH] [--log-level LEVEL]",

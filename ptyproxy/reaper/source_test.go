@@ -34,7 +34,7 @@ var exempt = map[string]string{
 		"(the wrapper's binary and the test binaries run it before Init, when their arguments ask for it)",
 	"scripts/bench": "the benchmark's programs, which start their own pipes and PTYs and never call ptyproxy.Init",
 	"scripts/testenv": "test support, imported by test binaries only, whose go env runs from a TestMain that never " +
-		"calls ptyproxy.Init (the root package's and shellhook's)",
+		"calls ptyproxy.Init (scripts/e2e's and shellhook's)",
 }
 
 // TestEveryChildStartsHere reads every non-test Go file of the module,

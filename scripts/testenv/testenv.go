@@ -73,3 +73,17 @@ func IsolateHome() (home string, err error) {
 	}
 	return home, nil
 }
+
+// IsolateConfig keeps a developer's settings out of commands run in the
+// test process: it unsets every CURSOR_WRAP_ variable and points the
+// config file at one that does not exist, so that each command reads the
+// defaults and what the test gives it. Call it from TestMain, after
+// IsolateHome.
+func IsolateConfig() {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "CURSOR_WRAP_") {
+			os.Unsetenv(name)
+		}
+	}
+	os.Setenv("CURSOR_WRAP_CONFIG", "/nonexistent/config.toml")
+}

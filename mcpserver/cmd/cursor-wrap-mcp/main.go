@@ -23,7 +23,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(&cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Arg0: os.Args[0]}, os.Args[1:]))
 }
 
 // mcpAbout says what the server does, under its usage line.
@@ -32,39 +32,39 @@ const mcpAbout = "Serves start_agent, wait_agent, cancel_agent, run_agent and ag
 // run serves watched agent runs over MCP on stdio, with the command line
 // of `cursor-wrap mcp`. stdout carries MCP frames only; diagnostics go to
 // stderr.
-func run(args []string) int {
+func run(env *cli.Env, args []string) int {
 	cmd := cli.MCP(run)
 	var o cli.MCPOptions
 	fs := flag.NewFlagSet(cmd.Name, flag.ContinueOnError)
 	o.Declare(fs)
-	if status, done := cli.ParseSub(fs, args, cmd.Name, cmd.Usage()+"\n"+mcpAbout, true); done {
+	if status, done := cli.ParseSub(env, fs, args, cmd.Name, cmd.Usage()+"\n"+mcpAbout, true); done {
 		return status
 	}
 	if o.Version {
-		fmt.Println(cli.Version("cursor-wrap-mcp"))
+		fmt.Fprintln(env.Stdout, cli.Version("cursor-wrap-mcp"))
 		return 0
 	}
 	live, err := config.LoadLive(o.Config, o.Settings)
 	if err != nil {
-		return cli.Fail(job.ExitWrapper, "%v", err)
+		return env.Fail(job.ExitWrapper, "%v", err)
 	}
 	// A server that cannot run its agent says so at start, as the wrapper
 	// command does, not at the first call.
 	if _, err := job.Resolve(live.Config(), job.Request{Alias: true, Wrapper: job.WrapperBeside()}); err != nil {
-		return cli.Fail(job.StartStatus(err), "%v", err)
+		return env.Fail(job.StartStatus(err), "%v", err)
 	}
 	if err := ptyproxy.Init(); err != nil {
-		return cli.Fail(job.ExitWrapper, "%v", err)
+		return env.Fail(job.ExitWrapper, "%v", err)
 	}
 	out, err := mcpStdout()
 	if err != nil {
-		return cli.Fail(job.ExitWrapper, "mcp: %v", err)
+		return env.Fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	// A client gone is a write error, not a SIGPIPE; INT, TERM and HUP
 	// stop the server.
 	sigs := ptyproxy.Signals()
 
-	console := job.Diagnostics(os.Stderr, live.Level())
+	console := job.Diagnostics(env.Stderr, live.Level())
 	diag := slog.New(console)
 	srv := mcpserver.New(mcpserver.Options{Live: live, Console: console, Version: cli.Release()})
 
@@ -87,7 +87,7 @@ func run(args []string) int {
 		return job.ExitSignalBase + int(sig)
 	}
 	if err != nil {
-		return cli.Fail(job.ExitWrapper, "mcp: %v", err)
+		return env.Fail(job.ExitWrapper, "mcp: %v", err)
 	}
 	return 0
 }
