@@ -64,6 +64,36 @@ func TestStatusKeepsTheAgents(t *testing.T) {
 	}
 }
 
+// TestStatusOfAQuestion: an agent that asked what only a person can
+// answer gets 85 when the wrapper stopped it, in either mode; one that
+// exited 0 with the question as its last words gets 85 in a direct run
+// (a refusal, not a success) and keeps its 0 as the drop-in; one that
+// failed keeps its own status.
+func TestStatusOfAQuestion(t *testing.T) {
+	t.Parallel()
+	q := &stream.Question{Quote: "Do you trust this folder? [y/N]"}
+	direct := Command{Mode: stream.Events, Direct: true}
+	alias := Command{Mode: stream.Events}
+	for _, tc := range []struct {
+		name string
+		cmd  Command
+		out  ptyproxy.Outcome
+		want int
+	}{
+		{"direct, stopped", direct, ptyproxy.Outcome{Cause: ptyproxy.AwaitingPerson, Question: q, ExitCode: -1, ExitSignal: syscall.SIGTERM}, ExitPerson},
+		{"alias, stopped", alias, ptyproxy.Outcome{Cause: ptyproxy.AwaitingPerson, Question: q, ExitCode: -1, ExitSignal: syscall.SIGTERM}, ExitPerson},
+		{"direct, exit 0 asking", direct, ptyproxy.Outcome{Question: q, Done: true}, ExitPerson},
+		{"direct, exit 0 asking, no result", direct, ptyproxy.Outcome{Question: q}, ExitPerson},
+		{"alias, exit 0 asking", alias, ptyproxy.Outcome{Question: q, Done: true}, 0},
+		{"direct, exit 1 asking", direct, ptyproxy.Outcome{Question: q, ExitCode: 1}, 1},
+		{"direct, exit 0 without a question", direct, ptyproxy.Outcome{Done: true}, 0},
+	} {
+		if got := tc.cmd.Status(tc.out); got != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestStatusOfAgentErrors checks that a direct run that fails after the
 // agent said why gets that reason's status, and that a run that succeeds
 // anyway, or runs as the drop-in, keeps its own.
