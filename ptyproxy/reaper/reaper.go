@@ -1,5 +1,7 @@
-// Package reaper starts every child of the process and collects the exit
-// status of those nobody waits for: the orphans a child subreaper adopts.
+// Package reaper starts every program the process runs, as a shell would
+// (a child, or the program that replaces the process: Exec), and collects
+// the exit status of the children nobody waits for: the orphans a child
+// subreaper adopts.
 // A child started with KillGroup ends with its whole tree: what it leaves
 // behind is stopped when it exits.
 //
@@ -99,7 +101,8 @@ func (c *Cmd) KillGroup() {
 }
 
 // Start starts the child and registers it, both under the lock: the
-// reaper never sees it unregistered.
+// reaper never sees it unregistered. A script the kernel will not run
+// runs under Shell, as a shell would start it (see Exec).
 func (c *Cmd) Start() error {
 	if c.killGroup {
 		if c.SysProcAttr == nil {
@@ -114,7 +117,11 @@ func (c *Cmd) Start() error {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if err := c.execCmd.Start(); err != nil {
+	err := c.execCmd.Start()
+	if underShell(c.Path, err) {
+		err = c.startUnderShell()
+	}
+	if err != nil {
 		return err
 	}
 	c.pid = c.Process.Pid

@@ -13,16 +13,17 @@ import (
 	"testing"
 )
 
-// starters are the functions and types that start a child process, by
-// import path: a child started with one of them outside this package is
-// one the orphan reaper can take the exit status of. (syscall.Exec is not
-// among them: it replaces the process and starts no child; cursor-wrap mcp
-// and an interactive agent run so.)
+// starters are the functions and types that start a program, by import
+// path: a child started with one of them outside this package is one the
+// orphan reaper can take the exit status of, and a program started (or
+// exec'd in place of the process, as cursor-wrap mcp and an unwatched
+// agent are) other than through Cmd.Start or Exec does not start as a
+// shell would: a script without "#!" fails with "exec format error".
 var starters = map[string][]string{
 	"os/exec":               {"Command", "CommandContext", "Cmd"},
 	"os":                    {"StartProcess", "ProcAttr"},
-	"syscall":               {"ForkExec", "StartProcess", "SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3"},
-	"golang.org/x/sys/unix": {"SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3"},
+	"syscall":               {"ForkExec", "StartProcess", "Exec", "SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3", "SYS_EXECVE", "SYS_EXECVEAT"},
+	"golang.org/x/sys/unix": {"Exec", "SYS_FORK", "SYS_VFORK", "SYS_CLONE", "SYS_CLONE3", "SYS_EXECVE", "SYS_EXECVEAT"},
 	"github.com/creack/pty": {"Start", "StartWithSize", "StartWithAttrs"},
 }
 
@@ -38,8 +39,9 @@ var exempt = map[string]string{
 }
 
 // TestEveryChildStartsHere reads every non-test Go file of the module,
-// whatever GOOS it builds for, and fails where a child process is started
-// other than through this package's Cmd, outside the exempt directories.
+// whatever GOOS it builds for, and fails where a program is started, as a
+// child or in place of the process, other than through this package's Cmd
+// or Exec, outside the exempt directories.
 func TestEveryChildStartsHere(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
@@ -71,7 +73,7 @@ func TestEveryChildStartsHere(t *testing.T) {
 				uses[dir]++
 				continue
 			}
-			t.Errorf("%s:%s starts a child outside the reaper: use reaper.Command or reaper.CommandContext (cursor-wrap/ptyproxy/reaper), "+
+			t.Errorf("%s:%s starts a program outside the reaper: use reaper.Command or reaper.CommandContext (cursor-wrap/ptyproxy/reaper), or reaper.Exec in place of the process, "+
 				"or, for a process that never calls ptyproxy.Init, add its directory to exempt with the reason", rel, at)
 		}
 		return nil
@@ -162,6 +164,7 @@ func f() {
 	_ = &run.Cmd{Path: "/bin/true"}
 	os.StartProcess("/bin/true", nil, &os.ProcAttr{})
 	syscall.ForkExec("/bin/true", nil, nil)
+	syscall.Exec("/bin/true", nil, nil)
 	pty.Start(nil)
 	exec.Command("not os/exec: a local name")
 }
@@ -172,7 +175,7 @@ func f() {
 		t.Fatal(err)
 	}
 	got := childStarts(fset, f)
-	want := []string{"9:2 (run.Command)", "10:7 (run.Cmd)", "11:2 (os.StartProcess)", "11:37 (os.ProcAttr)", "12:2 (syscall.ForkExec)", "13:2 (pty.Start)"}
+	want := []string{"9:2 (run.Command)", "10:7 (run.Cmd)", "11:2 (os.StartProcess)", "11:37 (os.ProcAttr)", "12:2 (syscall.ForkExec)", "13:2 (syscall.Exec)", "14:2 (pty.Start)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("found %q\nwant %q", got, want)
 	}

@@ -6,10 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/reaper"
 )
 
 // Command is `cursor-wrap mcp`, as both binaries know it.
@@ -30,6 +30,6 @@ func Run(env *cli.Env, args []string) int {
 			return env.Fail(job.ExitNotFound, "cursor-wrap mcp runs %s, which is neither beside %s nor on PATH: install it with `go install ./mcpserver/cmd/%s` (scripts/install.sh installs both)", server, self, server)
 		}
 	}
-	err := syscall.Exec(path, append([]string{path}, args...), os.Environ())
+	err := reaper.Exec(path, append([]string{path}, args...), os.Environ())
 	return env.Fail(job.ExitNotExec, "run %s: %v", path, err)
 }

@@ -27,6 +27,7 @@ import (
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/console"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -128,7 +129,7 @@ func Run(env *cli.Env, args []string) int {
 // its place: the agent gets the terminal, the pid and the status as if the
 // wrapper were not there.
 func unwatched(env *cli.Env, cmd job.Command) int {
-	err := syscall.Exec(cmd.Path, append([]string{cmd.Path}, cmd.Args...), cmd.Env)
+	err := reaper.Exec(cmd.Path, append([]string{cmd.Path}, cmd.Args...), cmd.Env)
 	return env.Fail(job.ExitNotExec, "exec %s: %v", cmd.Path, err)
 }
 
