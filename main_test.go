@@ -211,11 +211,27 @@ func listPackages(t *testing.T) []listedPackage {
 	return pkgs
 }
 
+// forbidden are imports the house's design rules out, by importer, and
+// why.
+var (
+	forbidden = map[string][]string{
+		"cursor-wrap/ptyproxy":            {"cursor-wrap/ptyproxy/config"},
+		"cursor-wrap/ptyproxy/sessionlog": {"cursor-wrap/ptyproxy/config"},
+		"cursor-wrap/mcpserver":           {"cursor-wrap/ptyproxy/sessionlog", "cursor-wrap/shellhook"},
+	}
+	why = map[string]string{
+		"cursor-wrap/ptyproxy":            "an attempt is handed its thresholds and finished records; job reads the config",
+		"cursor-wrap/ptyproxy/sessionlog": "the log's records are its own types; job fills them from the config",
+		"cursor-wrap/mcpserver":           "the MCP server reaches runs, their logs and the agents through job",
+	}
+)
+
 // checkLayout checks the layout docs/how-it-works.md shows for the
 // command line against go list: the root's only Go file is main.go (its
 // only test file main_test.go); each package under ptyproxy/cli is a
 // command of the table, imported by main and by no package but another
-// command; scripts/e2e holds tests alone, and nothing imports it.
+// command; scripts/e2e holds tests alone, and nothing imports it; and
+// no package imports what forbidden rules out for it.
 func checkLayout(t *testing.T, pkgs []listedPackage) {
 	const module, commandsDir, e2e = "cursor-wrap", "cursor-wrap/ptyproxy/cli/", "cursor-wrap/scripts/e2e"
 	importedBy := map[string][]string{}
@@ -243,6 +259,8 @@ func checkLayout(t *testing.T, pkgs []listedPackage) {
 					t.Errorf("%s imports the command %s: only main and the commands do", by, p.ImportPath)
 				}
 			}
+		case slices.ContainsFunc(forbidden[p.ImportPath], func(f string) bool { return slices.Contains(p.Imports, f) }):
+			t.Errorf("%s imports one of %q: %s", p.ImportPath, forbidden[p.ImportPath], why[p.ImportPath])
 		case p.ImportPath == e2e:
 			if !slices.Equal(p.GoFiles, []string{"doc.go"}) || len(importedBy[e2e]) > 0 {
 				t.Errorf("%s holds %q and is imported by %q: tests alone, and its doc.go", e2e, p.GoFiles, importedBy[e2e])

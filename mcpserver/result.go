@@ -14,7 +14,6 @@ import (
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
-	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -64,7 +63,7 @@ type success struct {
 	AnswerBytes int `json:"answer_bytes,omitempty"`
 	// Usage is what the agent reported it spent over the run; absent when
 	// it reported nothing, which is not 0.
-	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
+	Usage *job.Spent `json:"usage,omitempty"`
 }
 
 // failure is the structured content of a call or run that ended without
@@ -87,7 +86,7 @@ type failure struct {
 	Clamped     []config.Clamp `json:"clamped,omitempty"`
 	// Usage: as in success. usage says it in words for the text, "" for
 	// a call that ran no agent.
-	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
+	Usage *job.Spent `json:"usage,omitempty"`
 	usage string
 }
 
@@ -223,7 +222,7 @@ func (r *run) result(res job.Result) *final {
 	f := &failure{
 		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: r.lim.Clamped,
 		Partial: &partial{StderrTail: r.stderr.String(r.redact), EventsCount: out.Lines, LastEvents: []string{}},
-		Usage:   usageRecord(res.Spent), usage: stream.UsageWords(res.Spent),
+		Usage:   job.SpentOf(res.Spent), usage: stream.UsageWords(res.Spent),
 	}
 	for _, l := range lines {
 		f.Partial.LastEvents = append(f.Partial.LastEvents, l.shown(r.redact))
@@ -278,7 +277,7 @@ func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration,
 		RunID: r.id, State: stateFinished,
 		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: r.job.Cmd.Status(out),
 		LogPath: logPath, IdleTimeout: r.lim.Idle.String(), HardTimeout: r.lim.Hard.String(), Clamped: r.lim.Clamped,
-		Usage: usageRecord(spent),
+		Usage: job.SpentOf(spent),
 	}
 	answer := r.redact(out.Answer)
 	if strings.TrimSpace(answer) == "" {
@@ -298,16 +297,6 @@ func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration,
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: r.redact(note)}}
 	return &final{state: stateFinished, phase: stateFinished, content: content, structured: r.seal(s)}
-}
-
-// usageRecord is a run's usage as the results and the log write it, nil
-// when the agent reported nothing.
-func usageRecord(u *stream.Usage) *sessionlog.UsageRecord {
-	if u == nil {
-		return nil
-	}
-	rec := sessionlog.UsageOf(*u)
-	return &rec
 }
 
 func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {

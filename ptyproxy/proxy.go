@@ -27,7 +27,6 @@ import (
 	"syscall"
 	"time"
 
-	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -102,12 +101,11 @@ type Reload struct {
 	Thresholds watchdog.Thresholds
 	Tick       time.Duration
 	KillGrace  time.Duration
-	// Changes and Pinned are for the config_reloaded record: what changed,
-	// and what the file tried to change but a flag or the environment
-	// holds. Err says why the file was not applied instead.
-	Changes []config.Change
-	Pinned  []string
-	Err     error
+	// Record is the config_reloaded record to write, nil when the
+	// reload changed nothing here (a call's own timeouts are no news).
+	// Err says why the file was not applied instead.
+	Record *sessionlog.ConfigReloaded
+	Err    error
 	// Warnings say what the new values cannot do for this run, for the
 	// log and the console.
 	Warnings []string

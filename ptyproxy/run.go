@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -389,10 +388,8 @@ func (l *loop) onReload(rl Reload, now time.Time) {
 	if rl.KillGrace > 0 {
 		l.o.KillGrace = rl.KillGrace
 	}
-	// A reload that changed nothing here (a call's own timeouts are not
-	// news, only pinned) is no record; the lists are never null.
-	if len(rl.Changes) > 0 || len(rl.Pinned) > 0 {
-		l.o.Log.Write(sessionlog.ConfigReloaded{Changed: append([]config.Change{}, rl.Changes...), Pinned: append([]string{}, rl.Pinned...)})
+	if rl.Record != nil {
+		l.o.Log.Write(*rl.Record)
 	}
 	for _, w := range rl.Warnings {
 		l.o.Log.Write(sessionlog.Warning{Message: w})

@@ -419,7 +419,10 @@ func (j *Job) commandRecord(run string, n int, args []string) sessionlog.Command
 	c := sessionlog.Command{Attempt: n, Run: run, Agent: j.Cmd.Profile.Name, Path: j.Cmd.Path,
 		Argv: j.redact.Args(args), Env: j.redact.Env(j.Cmd.Env), Watch: j.Cmd.Watch()}
 	if l := j.Call; l != nil {
-		c.Via, c.IdleTimeout, c.HardTimeout, c.Clamped = l.Via, l.Idle.String(), l.Hard.String(), l.Clamped
+		c.Via, c.IdleTimeout, c.HardTimeout = l.Via, l.Idle.String(), l.Hard.String()
+		for _, cl := range l.Clamped {
+			c.Clamped = append(c.Clamped, sessionlog.Clamp(cl))
+		}
 	}
 	return c
 }

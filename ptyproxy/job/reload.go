@@ -5,6 +5,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -40,7 +41,16 @@ func (j *Job) reload(u config.Update) ptyproxy.Reload {
 		changes = applied
 	}
 	cfg := u.Config
-	rl := ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace, Changes: changes, Pinned: pinned}
+	rl := ptyproxy.Reload{Thresholds: j.thresholds(cfg), Tick: cfg.TickInterval, KillGrace: cfg.KillGrace}
+	// A reload that changed nothing here (a call's own timeouts are not
+	// news, only pinned) is no record; the lists are never null.
+	if len(changes) > 0 || len(pinned) > 0 {
+		rec := &sessionlog.ConfigReloaded{Changed: []sessionlog.Change{}, Pinned: append([]string{}, pinned...)}
+		for _, ch := range changes {
+			rec.Changed = append(rec.Changed, sessionlog.Change(ch))
+		}
+		rl.Record = rec
+	}
 	// A budget the reload sets is said to be unable to hold as it is at
 	// the start.
 	if slices.ContainsFunc(changes, func(ch config.Change) bool { return ch.Key == "max_tokens" || ch.Key == "max_cost_usd" }) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
 
@@ -25,11 +26,11 @@ func TestReloadFansOut(t *testing.T) {
 	next.IdleTimeout, next.ToolGrace, next.MCP.MaxConcurrent = time.Second, time.Second, 9
 	live.Apply(next)
 	p, c := <-plainCh, <-callCh
-	if p.Thresholds.IdleTimeout != time.Second || len(p.Changes) != 3 {
+	if p.Thresholds.IdleTimeout != time.Second || p.Record == nil || len(p.Record.Changed) != 3 {
 		t.Errorf("plain attempt got %+v", p)
 	}
 	if c.Thresholds.IdleTimeout != 3*time.Second || c.Thresholds.HardTimeout != time.Minute || c.Thresholds.ToolGrace != time.Second ||
-		!slices.Contains(c.Pinned, "idle_timeout (set by the mcp call)") {
+		c.Record == nil || !slices.Contains(c.Record.Pinned, "idle_timeout (set by the mcp call)") {
 		t.Errorf("call got %+v", c)
 	}
 	unfollowCall()
@@ -39,7 +40,7 @@ func TestReloadFansOut(t *testing.T) {
 		t.Error("an attempt that ended still got a reload")
 	default:
 	}
-	if p := <-plainCh; p.Thresholds.IdleTimeout != cfg.IdleTimeout {
+	if p := <-plainCh; p.Thresholds.IdleTimeout != cfg.IdleTimeout || p.Record.Changed[0] != (sessionlog.Change{Key: "idle_timeout", Old: "1s", New: cfg.Value("idle_timeout")}) {
 		t.Errorf("second reload %+v", p)
 	}
 }

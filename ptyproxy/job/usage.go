@@ -1,6 +1,9 @@
 package job
 
-import "cursor-wrap/stream"
+import (
+	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/stream"
+)
 
 // spend adds an attempt's usage to the run's, and returns the run's so
 // far, nil while no attempt reported any. Attempts add up: an agent that
@@ -14,4 +17,19 @@ func (j *Job) spend(attempt *stream.Usage) *stream.Usage {
 	}
 	u := j.spent.Total()
 	return &u
+}
+
+// Spent is what the agent reported it spent over a run, as a caller of
+// the job is given it: the fields of the session log's usage record,
+// which the exit record holds.
+type Spent = sessionlog.UsageRecord
+
+// SpentOf is a run's usage as a caller is given it, nil when the agent
+// reported nothing (which is not 0).
+func SpentOf(u *stream.Usage) *Spent {
+	if u == nil {
+		return nil
+	}
+	rec := sessionlog.UsageOf(*u)
+	return &rec
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -51,10 +50,21 @@ type Command struct {
 	Watch string   `json:"watch"`
 	// Via names a caller other than the wrapper command ("mcp"); such a
 	// caller may fix the call's timeouts.
-	Via         string         `json:"via,omitempty"`
-	IdleTimeout string         `json:"idle_timeout,omitempty"`
-	HardTimeout string         `json:"hard_timeout,omitempty"`
-	Clamped     []config.Clamp `json:"clamped,omitempty"`
+	Via         string  `json:"via,omitempty"`
+	IdleTimeout string  `json:"idle_timeout,omitempty"`
+	HardTimeout string  `json:"hard_timeout,omitempty"`
+	Clamped     []Clamp `json:"clamped,omitempty"`
+}
+
+// Clamp is a caller's value held to a bound of the config: a call's
+// timeout past [mcp]'s limit, say.
+type Clamp struct {
+	Name      string `json:"name"`
+	Requested string `json:"requested"`
+	Applied   string `json:"applied"`
+	Bound     string `json:"bound"` // the config key that applied
+	// FromConfig: the value was the config's default, not the caller's.
+	FromConfig bool `json:"from_config,omitempty"`
 }
 
 // Restart says why an attempt after the first one runs.
@@ -147,10 +157,17 @@ type DownstreamClosed struct {
 // ConfigReloaded is a config change applied to the running attempt.
 type ConfigReloaded struct {
 	record
-	Changed []config.Change `json:"changed"`
+	Changed []Change `json:"changed"`
 	// Pinned are keys the file tried to change but a flag, the
 	// environment or the caller holds.
 	Pinned []string `json:"pinned"`
+}
+
+// Change is a setting's value changed by a reload, as text.
+type Change struct {
+	Key string `json:"key"`
+	Old string `json:"old"`
+	New string `json:"new"`
 }
 
 // ConfigError is a changed config file that was not applied.
