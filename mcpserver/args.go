@@ -26,7 +26,7 @@ type runInput struct {
 	Resume      string  `json:"resume,omitempty" jsonschema:"a session_id from an earlier result or from agent_sessions: the agent continues that session"`
 	IdleTimeout string  `json:"idle_timeout,omitempty" jsonschema:"longest silence with no tool call running, as a Go duration such as 90s or 5m; clamped to the server's bounds"`
 	HardTimeout string  `json:"hard_timeout,omitempty" jsonschema:"wall-clock cap on the whole run, as a Go duration such as 30m; clamped to the server's bounds"`
-	MaxTokens   int     `json:"max_tokens,omitempty" jsonschema:"stop the run once the agent reports more input plus output tokens than this (cache reads do not count); never above the server's max_tokens"`
+	MaxTokens   int     `json:"max_tokens,omitempty" jsonschema:"stop the run once the agent reports more tokens of input, cache writes and output than this (cache reads do not count); never above the server's max_tokens"`
 	MaxCostUSD  float64 `json:"max_cost_usd,omitempty" jsonschema:"stop the run once the cost the agent states (Claude Code and OpenCode state one) passes this many US dollars; never above the server's max_cost_usd"`
 }
 

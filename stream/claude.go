@@ -35,10 +35,10 @@ var Claude = &Profile{
 func readClaude(s *scanner, ev *Event) (errText string) {
 	var isError bool
 	var errCode string
-	var text rawString    // the message's first text block, decoded only for an error
-	var session rawString // on every line; decoded only where it is kept
-	var messageID string
-	var usage, messageUsage *Usage
+	var text rawString             // the message's first text block, decoded only for an error
+	var session rawString          // on every line; decoded only where it is kept
+	var messageID, streamed string // streamed: a stream_event's event type
+	var usage, messageUsage, endUsage *Usage
 	var cost float64
 	var hasCost bool
 	s.object(func(key []byte) {
@@ -72,6 +72,8 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 			})
 		case "usage":
 			usage = readUsage(s, claudeUsageKeys)
+		case "event":
+			streamed, endUsage = readClaudeStreamed(s, &messageID, &messageUsage)
 		case "total_cost_usd":
 			cost, hasCost = s.cost()
 		default:
@@ -100,11 +102,44 @@ func readClaude(s *scanner, ev *Event) (errText string) {
 		}
 		// Each content block of a message is an event repeating the
 		// message's usage so far: counted once, by the message's id.
-		if ev.Type == "assistant" && messageID != "" {
+		if (ev.Type == "assistant" || streamed == "message_start") && messageID != "" {
 			ev.spent(messageUsage, UsageMessage, messageID)
+		}
+		// With --include-partial-messages, a message's end says its output.
+		if streamed == "message_delta" {
+			ev.spent(endUsage, UsageMessageEnd, "")
 		}
 	}
 	return errText
+}
+
+// readClaudeStreamed reads the API event a stream_event carries (with
+// --include-partial-messages): its type, the id and usage of a
+// message_start's message, and the usage a message_delta gives at the
+// message's end.
+func readClaudeStreamed(s *scanner, id *string, start **Usage) (typ string, end *Usage) {
+	s.nested(func(key []byte) {
+		switch string(key) {
+		case "type":
+			typ = s.name()
+		case "message":
+			s.nested(func(key []byte) {
+				switch string(key) {
+				case "id":
+					*id = s.stringValue()
+				case "usage":
+					*start = readUsage(s, claudeUsageKeys)
+				default:
+					s.skip()
+				}
+			})
+		case "usage":
+			end = readUsage(s, claudeUsageKeys)
+		default:
+			s.skip()
+		}
+	})
+	return typ, end
 }
 
 // readClaudeBlock reads one content block: a tool_use opens a call, a

@@ -18,9 +18,11 @@ type Usage struct {
 	HasCost bool
 }
 
-// Tokens is what a token budget counts: input and output. Cache reads are
-// left out on purpose: they are cheap, and huge on a long session.
-func (u Usage) Tokens() int64 { return satAdd(u.Input, u.Output) }
+// Tokens is what a token budget counts: what the agent was billed for as
+// tokens, input (cache writes included: they are billed as input, at a
+// premium) and output, the same for every agent. Cache reads are left out
+// on purpose: they are cheap, and huge on a long session.
+func (u Usage) Tokens() int64 { return satAdd(satAdd(u.Input, u.CacheWrite), u.Output) }
 
 // A UsageScope says how an event's Usage adds to the run's total.
 type UsageScope int
@@ -30,8 +32,13 @@ const (
 	UsageDelta UsageScope = iota
 	// UsageMessage is one message's spending so far, counted once per
 	// Event.UsageID: a later value for the same id replaces the earlier
-	// (Claude repeats a message's usage on each of its content blocks).
+	// (Claude repeats a message's usage on each of its content blocks),
+	// count by count, only upwards: a message's counts only grow.
 	UsageMessage
+	// UsageMessageEnd is the last message's spending at its end (Claude's
+	// message_delta, with --include-partial-messages): it replaces that
+	// message's counts as UsageMessage does.
+	UsageMessageEnd
 	// UsageTotal is the run's spending so far: it replaces the total
 	// (a result's totals, Codex's cumulative turn usage).
 	UsageTotal
@@ -71,6 +78,7 @@ func withCost(u *Usage, cost float64, stated bool) *Usage {
 type Tally struct {
 	total    Usage
 	messages map[string]Usage // the last value counted for each message id
+	message  string           // the id of the last message counted
 	reported bool
 }
 
@@ -87,12 +95,16 @@ func (t *Tally) Add(ev Event) (changed bool) {
 	switch ev.UsageScope {
 	case UsageTotal:
 		t.total = u
-	case UsageMessage:
+	case UsageMessage, UsageMessageEnd:
+		if ev.UsageScope == UsageMessage {
+			t.message = ev.UsageID
+		}
 		if t.messages == nil {
 			t.messages = map[string]Usage{}
 		}
-		last := t.messages[ev.UsageID]
-		t.messages[ev.UsageID] = u
+		last := t.messages[t.message]
+		u = u.atLeast(last)
+		t.messages[t.message] = u
 		t.total = t.total.Plus(u.minus(last))
 	default:
 		t.total = t.total.Plus(u)
@@ -118,6 +130,16 @@ func (u Usage) Plus(o Usage) Usage {
 		CostUSD:    u.CostUSD + o.CostUSD,
 		HasCost:    u.HasCost || o.HasCost,
 	}
+}
+
+// atLeast is u with each count no less than o's: a message's later report
+// that says less (Claude's blocks repeat the counts known at the message's
+// start, its end gives the output alone) does not take back what an earlier
+// one counted. The cost is u's.
+func (u Usage) atLeast(o Usage) Usage {
+	u.Input, u.Output = max(u.Input, o.Input), max(u.Output, o.Output)
+	u.CacheRead, u.CacheWrite = max(u.CacheRead, o.CacheRead), max(u.CacheWrite, o.CacheWrite)
+	return u
 }
 
 // minus is u less what was counted before for the same message, so that

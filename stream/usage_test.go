@@ -48,6 +48,17 @@ func TestUsageCaptures(t *testing.T) {
 			{Input: 8, Output: 10, CacheRead: 31200, CacheWrite: 1500},
 			{Input: 8, Output: 410, CacheRead: 31200, CacheWrite: 1500, CostUSD: 0.0187, HasCost: true},
 		}},
+		// With --include-partial-messages: a message counts from its start
+		// (input and cache writes), its output at its end (message_delta),
+		// and the blocks in between, repeating the start's counts, take
+		// nothing back.
+		{"usage/claude-partial", Claude, []Usage{
+			{Input: 3, Output: 1, CacheRead: 15000, CacheWrite: 200000},
+			{Input: 3, Output: 500, CacheRead: 15000, CacheWrite: 200000},
+			{Input: 8, Output: 501, CacheRead: 31000, CacheWrite: 200100},
+			{Input: 8, Output: 540, CacheRead: 31000, CacheWrite: 200100},
+			{Input: 8, Output: 540, CacheRead: 31000, CacheWrite: 200100, CostUSD: 0.91, HasCost: true},
+		}},
 		{"agents/codex-A", Codex, []Usage{{Input: 50, Output: 12}}},
 		{"agents/codex-B", Codex, []Usage{{Input: 100, Output: 24}}},
 		{"agents/gemini-A", Gemini, []Usage{{Input: 50, Output: 12}}},
@@ -163,8 +174,12 @@ func TestTally(t *testing.T) {
 			Usage{Input: 100, Output: 50, CostUSD: 1, HasCost: true}},
 		// A message counted before the total grows after it: only its growth adds.
 		{Event{Usage: u(4, 6), UsageScope: UsageMessage, UsageID: "b"}, true, Usage{Input: 100, Output: 52, CostUSD: 1, HasCost: true}},
+		// A later report of the same message that says less takes nothing back.
+		{Event{Usage: u(4, 1), UsageScope: UsageMessage, UsageID: "b"}, false, Usage{Input: 100, Output: 52, CostUSD: 1, HasCost: true}},
+		// A message's end counts for the last message named.
+		{Event{Usage: u(0, 9), UsageScope: UsageMessageEnd}, true, Usage{Input: 100, Output: 55, CostUSD: 1, HasCost: true}},
 		{Event{Usage: &Usage{Input: math.MaxInt64}, UsageScope: UsageDelta}, true,
-			Usage{Input: math.MaxInt64, Output: 52, CostUSD: 1, HasCost: true}},
+			Usage{Input: math.MaxInt64, Output: 55, CostUSD: 1, HasCost: true}},
 	} {
 		if changed := tally.Add(step.ev); changed != step.changed || tally.Total() != step.want {
 			t.Errorf("step %d: changed %v, total %+v; want %v, %+v", i, changed, tally.Total(), step.changed, step.want)
@@ -174,6 +189,19 @@ func TestTally(t *testing.T) {
 		}
 	}
 	if got := tally.Total().Tokens(); got != math.MaxInt64 {
+		t.Errorf("Tokens() = %d, want saturated", got)
+	}
+}
+
+// TestTokensCountWhatWasBilled: a token budget counts input, cache writes
+// and output; cache reads stay out.
+func TestTokensCountWhatWasBilled(t *testing.T) {
+	t.Parallel()
+	u := Usage{Input: 12_024, Output: 1, CacheRead: 3_000_000, CacheWrite: 200_000}
+	if got := u.Tokens(); got != 212_025 {
+		t.Errorf("Tokens() = %d, want 212,025: input, cache writes and output", got)
+	}
+	if got := (Usage{CacheWrite: math.MaxInt64, Output: 1}).Tokens(); got != math.MaxInt64 {
 		t.Errorf("Tokens() = %d, want saturated", got)
 	}
 }

@@ -9,8 +9,8 @@ import (
 
 // The budgets: the watchdog keeps the running total of what the agent
 // reports it spent (a stream.Tally of the events it is fed) and declares
-// a hang of KindBudget the moment that total passes MaxTokens (input plus
-// output tokens) or MaxCostUSD (a cost the agent stated; none is ever
+// a hang of KindBudget the moment that total passes MaxTokens (the tokens
+// billed: input with cache writes, and output) or MaxCostUSD (a cost the agent stated; none is ever
 // guessed). Before the terminal event only: after it the run has ended
 // and its spending with it, so a total that passes a budget there (an
 // agent that reports only in its result) is a notice, PassedAtEnd.

@@ -13,7 +13,7 @@ func message(id string, in, out int64) stream.Event {
 	return stream.Event{Type: "assistant", Usage: &stream.Usage{Input: in, Output: out, CacheRead: 50000}, UsageScope: stream.UsageMessage, UsageID: id}
 }
 
-// TestTokenBudget: the total of input and output tokens (never the cache)
+// TestTokenBudget: the total of input and output tokens (never cache reads)
 // passing max_tokens is a hang of kind budget at once, whatever the idle
 // rule says, with the budget, its limit and the total in the reason; a
 // message repeated on each of its blocks counts once.
@@ -38,7 +38,7 @@ func TestTokenBudget(t *testing.T) {
 	if v != Hang || r.Kind != KindBudget || r.Budget != BudgetTokens || r.Limit != 1000 || r.Total != 1001 {
 		t.Fatalf("1001 tokens of 1000: %v %+v", v, r)
 	}
-	want := "the agent reported 1,001 tokens, input plus output, past the max_tokens budget of 1,000"
+	want := "the agent reported 1,001 tokens of input, cache writes and output, past the max_tokens budget of 1,000"
 	if s := r.Describe(); s != want {
 		t.Errorf("Describe: %s\nwant      %s", s, want)
 	}
@@ -47,6 +47,29 @@ func TestTokenBudget(t *testing.T) {
 	if err := back.UnmarshalJSON(b); err != nil || back.Budget != r.Budget || back.Limit != r.Limit || back.Total != r.Total ||
 		!strings.Contains(string(b), `"budget":"max_tokens","budget_limit":1000,"budget_total":1001`) {
 		t.Errorf("round trip %s: %+v, %v", b, back, err)
+	}
+}
+
+// TestTokenBudgetCountsCacheWrites: cache writes are billed as input and
+// count towards max_tokens, from the message that reports them; cache
+// reads do not.
+func TestTokenBudgetCountsCacheWrites(t *testing.T) {
+	th := testThresholds()
+	th.MaxTokens = 1000
+	w := New(th, t0)
+	first := stream.Event{Type: "assistant", Usage: &stream.Usage{Input: 3, CacheWrite: 990, CacheRead: 90000, Output: 1}, UsageScope: stream.UsageMessage, UsageID: "m1"}
+	w.ProcessEvent(first, t0.Add(time.Second))
+	if v := w.Decide(t0.Add(time.Second)).Verdict; v == Hang {
+		t.Fatalf("994 tokens of 1000: %v", v)
+	}
+	next := stream.Event{Type: "assistant", Usage: &stream.Usage{Input: 2, CacheWrite: 8, Output: 1}, UsageScope: stream.UsageMessage, UsageID: "m2"}
+	w.ProcessEvent(next, t0.Add(2*time.Second))
+	v, r := w.Check(t0.Add(2 * time.Second))
+	if v != Hang || r.Kind != KindBudget || r.Total != 1005 {
+		t.Fatalf("1005 tokens of 1000: %v %+v", v, r)
+	}
+	if want := "the agent reported 1,005 tokens of input, cache writes and output, past the max_tokens budget of 1,000"; r.Describe() != want {
+		t.Errorf("Describe: %s\nwant      %s", r.Describe(), want)
 	}
 }
 

@@ -184,7 +184,7 @@ func BudgetWords(budget string, limit, total float64) string {
 	if budget == BudgetCost {
 		return fmt.Sprintf("the agent stated a cost of %s, past the %s budget of %s", stream.Dollars(total), budget, stream.Dollars(limit))
 	}
-	return fmt.Sprintf("the agent reported %s tokens, input plus output, past the %s budget of %s", stream.Thousands(int64(total)), budget, stream.Thousands(int64(limit)))
+	return fmt.Sprintf("the agent reported %s tokens of input, cache writes and output, past the %s budget of %s", stream.Thousands(int64(total)), budget, stream.Thousands(int64(limit)))
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r

@@ -29,8 +29,9 @@ type Thresholds struct {
 	// TextMode is set by the orchestrator for a run whose output is not a
 	// stream of events: its silence is judged by evidence alone (idleDue).
 	TextMode bool
-	// MaxTokens and MaxCostUSD are the run's budgets, 0 for none: input
-	// plus output tokens (cache reads are cheap and huge, so they do not
+	// MaxTokens and MaxCostUSD are the run's budgets, 0 for none: the
+	// tokens the agent was billed for, input with cache writes and output
+	// (stream.Usage.Tokens: cache reads are cheap and huge, so they do not
 	// count), and the cost the agent itself states.
 	MaxTokens  int
 	MaxCostUSD float64

@@ -114,7 +114,7 @@ var Settings = []Setting{
 	{"activity_probe", "read the agent's CPU time and bytes read as evidence of life", func(c *Config) any { return &c.ActivityProbe }},
 	{"activity_cpu_floor", "CPU use, in cores, above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityCPUFloor }},
 	{"activity_read_floor", "bytes read per second above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityReadFloor }},
-	{"max_tokens", "stop the run once the agent reports more input plus output tokens than this (cache reads do not count), 0 for none", func(c *Config) any { return &c.MaxTokens }},
+	{"max_tokens", "stop the run once the agent reports more tokens of input, cache writes and output than this (cache reads do not count), 0 for none", func(c *Config) any { return &c.MaxTokens }},
 	{"max_cost_usd", "stop the run once the cost the agent states passes this many US dollars, 0 for none", func(c *Config) any { return &c.MaxCostUSD }},
 	{"restarts", "after a hang kill, run again with --resume up to this many times", func(c *Config) any { return &c.Restarts }},
 	{"restart_prompt", "the prompt a resumed attempt gets", func(c *Config) any { return &c.RestartPrompt }},

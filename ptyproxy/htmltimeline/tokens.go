@@ -13,8 +13,8 @@ import (
 // hovering; a run with more shows only the line.
 const maxTokenDots = 200
 
-// A tokenLane draws what the run spent over time: the input and output
-// tokens (what max_tokens counts) as a step line, each attempt's running
+// A tokenLane draws what the run spent over time: the tokens billed, input
+// with cache writes and output (what max_tokens counts), as a step line, each attempt's running
 // total added to the attempts' before it. Only a run whose agent reported
 // usage has one.
 type tokenLane struct {

@@ -27,7 +27,7 @@ const claudeResult = `{"type":"result","subtype":"success","is_error":false,"res
 
 // TestBudgetStopsMidStream: a claude-shaped agent that reports usage per
 // message, each message repeated on its blocks, and goes on writing: the
-// message that takes input plus output past max_tokens stops it, its tree
+// message that takes input, cache writes and output past max_tokens stops it, its tree
 // with it, exit 86 with restarts to spare; the hang record, the summary,
 // sessions and inspect say which budget, its limit and the total.
 func TestBudgetStopsMidStream(t *testing.T) {
@@ -58,7 +58,7 @@ func TestBudgetStopsMidStream(t *testing.T) {
 	if exit["cause"] != "over_budget" || exit["status"] != 86.0 {
 		t.Errorf("exit record %v", exit)
 	}
-	words := "the agent reported 1,001 tokens, input plus output, past the max_tokens budget of 1,000"
+	words := "the agent reported 1,001 tokens of input, cache writes and output, past the max_tokens budget of 1,000"
 	if n := bytes.Count(r.stderr, []byte(words)); n < 2 || !bytes.Contains(r.stderr, []byte("passed a budget and was stopped")) {
 		t.Errorf("stderr says it %d times (want the stop and the summary): %s", n, r.stderr)
 	}
@@ -103,7 +103,7 @@ func TestTokenBudgetAtEnd(t *testing.T) {
 	result := `{"type":"result","subtype":"success","result":"done","session_id":"s-1","usage":{"inputTokens":900,"outputTokens":200}}`
 	r := runWrapper(t, []string{steps("line", initLine, "line", result)}, nil, "--max-tokens", "1000", "--", "fix it")
 	if r.code != 0 || !bytes.Contains(r.stderr, []byte("max_tokens can be checked only at the end of the run: cursor reports its usage only in its result")) ||
-		!bytes.Contains(r.stderr, []byte("the agent reported 1,100 tokens, input plus output, past the max_tokens budget of 1,000, when the run had ended")) {
+		!bytes.Contains(r.stderr, []byte("the agent reported 1,100 tokens of input, cache writes and output, past the max_tokens budget of 1,000, when the run had ended")) {
 		t.Errorf("exit %d; stderr %s", r.code, r.stderr)
 	}
 }
@@ -136,7 +136,7 @@ func TestBudgetReloaded(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 86 {
 		t.Fatalf("exit %v; stderr %s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "the agent reported 5,000 tokens, input plus output, past the max_tokens budget of 4,000") {
+	if !strings.Contains(stderr.String(), "the agent reported 5,000 tokens of input, cache writes and output, past the max_tokens budget of 4,000") {
 		t.Errorf("stderr %s", stderr.String())
 	}
 }
@@ -149,7 +149,7 @@ func TestMCPBudget(t *testing.T) {
 	c := serve(t, mcpConfigWith(t, "agent = \"claude\"\nmax_tokens = 5000", ""), steps("line", initLine,
 		"line", claudeMessage("msg_1", 800, 201), "tick", "600", "100ms", "line", claudeResult))
 	res := c.tool("run_agent", "", map[string]any{"prompt": "fix it", "max_tokens": 1000, "idle_timeout": "60s"})
-	want := "The agent was stopped by its budget: the agent reported 1,001 tokens, input plus output, past the max_tokens budget of 1,000."
+	want := "The agent was stopped by its budget: the agent reported 1,001 tokens of input, cache writes and output, past the max_tokens budget of 1,000."
 	reason, _ := res.Structured["reason"].(map[string]any)
 	if !res.IsError || res.str("code") != "EBUDGET" || res.str("kind") != "budget" || res.Structured["exit_status"] != 86.0 ||
 		!strings.HasPrefix(res.text(), want) || reason["budget"] != "max_tokens" || reason["budget_limit"] != 1000.0 {
@@ -166,7 +166,7 @@ func TestBudgetHoldsOverRestarts(t *testing.T) {
 		"line", claudeMessage("msg_2", 400, 101), "tick", "600", "100ms", "line", claudeResult)}, nil,
 		"--agent", "claude", "--restarts", "1", "--idle-timeout", "1s", "--max-tokens", "1500", "--", "fix it")
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*.jsonl"))
-	if r.code != 86 || len(logs) != 2 || !bytes.Contains(r.stderr, []byte("the agent reported 1,701 tokens, input plus output, past the max_tokens budget of 1,500")) {
+	if r.code != 86 || len(logs) != 2 || !bytes.Contains(r.stderr, []byte("the agent reported 1,701 tokens of input, cache writes and output, past the max_tokens budget of 1,500")) {
 		t.Errorf("exit %d, %d attempts; stderr %s", r.code, len(logs), r.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -112,5 +113,39 @@ func TestReloadRefusesAnInvalidValue(t *testing.T) {
 	}
 	if refused != 1 {
 		t.Errorf("%d config_error records naming idle_timeout, want 1; stderr %s", refused, w.stderr.String())
+	}
+}
+
+// TestBudgetCountsCacheWrites (33.7): a token budget counts what the
+// agent was billed for, cache writes included. A Claude run whose first
+// message writes 200,000 tokens to the cache is stopped at that message
+// by --max-tokens 50000 (it ran to its end, exit 0, its tally at 12,024);
+// with --include-partial-messages its output counts at each message's end;
+// a cursor-agent result whose cache writes pass the budget says so.
+func TestBudgetCountsCacheWrites(t *testing.T) {
+	t.Parallel()
+	message := func(id string, in, write, out int) string {
+		return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"type":"message","role":"assistant","content":[{"type":"text","text":"working"}],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":90000,"output_tokens":%d}},"session_id":"s-1"}`, id, in, write, out)
+	}
+	result := `{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s-1","total_cost_usd":0.9,"usage":{"input_tokens":12000,"cache_creation_input_tokens":200000,"output_tokens":24}}`
+	r := runWrapper(t, []string{steps("line", initLine, "line", message("msg_1", 12, 200000, 1), "tick", "600", "100ms", "line", result)}, nil,
+		"--agent", "claude", "--idle-timeout", "60s", "--max-tokens", "50000", "--", "fix it")
+	words := "the agent reported 200,013 tokens of input, cache writes and output, past the max_tokens budget of 50,000"
+	if r.code != 86 || bytes.Contains(r.stdout, []byte(`"type":"result"`)) || !bytes.Contains(r.stderr, []byte(words)) {
+		t.Errorf("cache writes: exit %d, stopped before the result %v; stderr %s", r.code, !bytes.Contains(r.stdout, []byte(`"type":"result"`)), r.stderr)
+	}
+
+	start := `{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":10,"cache_creation_input_tokens":0,"output_tokens":1}}},"session_id":"s-1"}`
+	end := `{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":60000}},"session_id":"s-1"}`
+	r = runWrapper(t, []string{steps("line", initLine, "line", start, "line", message("msg_1", 10, 0, 1), "line", end, "tick", "600", "100ms", "line", result)}, nil,
+		"--agent", "claude", "--idle-timeout", "60s", "--max-tokens", "50000", "--", "--include-partial-messages", "fix it")
+	if r.code != 86 || !bytes.Contains(r.stderr, []byte("the agent reported 60,010 tokens")) {
+		t.Errorf("a message's end: exit %d; stderr %s", r.code, r.stderr)
+	}
+
+	cursor := `{"type":"result","subtype":"success","result":"done","session_id":"s-1","usage":{"inputTokens":900,"outputTokens":200,"cacheReadTokens":500000,"cacheWriteTokens":49000}}`
+	r = runWrapper(t, []string{steps("line", initLine, "line", cursor)}, nil, "--max-tokens", "50000", "--", "fix it")
+	if r.code != 0 || !bytes.Contains(r.stderr, []byte("the agent reported 50,100 tokens of input, cache writes and output, past the max_tokens budget of 50,000, when the run had ended")) {
+		t.Errorf("cursor at its end: exit %d; stderr %s", r.code, r.stderr)
 	}
 }
