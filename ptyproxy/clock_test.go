@@ -12,7 +12,7 @@ import (
 	"cursor-wrap/stream"
 )
 
-// fakeClock is a loopClock that moves only when a test moves it.
+// fakeClock is a Clock that moves only when a test moves it.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -37,7 +37,7 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) NewTimer() loopTimer {
+func (c *fakeClock) NewTimer() Timer {
 	t := &fakeTimer{c: c, ch: make(chan time.Time, 1)}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -55,8 +55,8 @@ func (r *reader) flushed(asked uint64) {
 // goroutine uses it: the stderr copy.
 type stdoutFirst struct {
 	r     *reader
-	timer loopTimer
-	clock loopClock
+	timer Timer
+	clock Clock
 	late  uint64 // a flush given up on and not done yet; 0 for none
 }
 

@@ -64,6 +64,8 @@ type Options struct {
 	Spent     stream.Usage
 	Tick      time.Duration // longest wait between two checks
 	KillGrace time.Duration // from SIGTERM to SIGKILL
+	// Clock is where the attempt gets the time; nil for the system's.
+	Clock Clock
 
 	Reload <-chan Reload // new thresholds from the config file
 

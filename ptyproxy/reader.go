@@ -37,7 +37,7 @@ type reader struct {
 	master *os.File        // outside Go's poller (see unpoll), nonblocking
 	raw    syscall.RawConn // the master's descriptor, for coalesced reads
 	out    io.Writer
-	clock  loopClock // the loop's: batches and writes are timed as it times
+	clock  Clock // the loop's: batches and writes are timed as it times
 
 	batches chan *batch // to the loop
 	free    chan *batch // back from the loop
@@ -61,7 +61,7 @@ type reader struct {
 	readerOS
 }
 
-func newReader(master *os.File, out io.Writer, clock loopClock) *reader {
+func newReader(master *os.File, out io.Writer, clock Clock) *reader {
 	raw, _ := master.SyscallConn() // Fails only for a closed file.
 	r := &reader{
 		master:  master,

@@ -24,11 +24,15 @@ const MarkerEnv = "CURSOR_WRAP_ATTEMPT"
 // (wrapping ErrNotFound or ErrNotExecutable where that is the cause);
 // everything after is in the Outcome.
 func Run(ctx context.Context, o Options) (Outcome, error) {
-	return run(ctx, o, systemClock{})
+	clock := o.Clock
+	if clock == nil {
+		clock = systemClock{}
+	}
+	return run(ctx, o, clock)
 }
 
 // run is Run on the clock given.
-func run(ctx context.Context, o Options, clock loopClock) (Outcome, error) {
+func run(ctx context.Context, o Options, clock Clock) (Outcome, error) {
 	if o.Tick <= 0 {
 		o.Tick = 5 * time.Second
 	}
@@ -65,7 +69,7 @@ func run(ctx context.Context, o Options, clock loopClock) (Outcome, error) {
 type loop struct {
 	o     Options
 	p     *proc
-	clock loopClock
+	clock Clock
 	r     *reader
 	wd    *watchdog.Watchdog
 	tree  *tree
@@ -74,7 +78,7 @@ type loop struct {
 	out   Outcome
 	seen  seenEvidence // the connection evidence last logged
 
-	timer   loopTimer // the watchdog's next deadline, while Running
+	timer   Timer // the watchdog's next deadline, while Running
 	verdict watchdog.Verdict
 	last    time.Time // last output: while a batch is cut, its time
 
@@ -83,7 +87,7 @@ type loop struct {
 	statusPending bool // a change not reported yet
 
 	end      ending
-	endTimer loopTimer    // when the ending is asked again
+	endTimer Timer        // when the ending is asked again
 	readDone <-chan error // the reader's end; nil once taken or given up on
 	exited   bool
 	drained  bool

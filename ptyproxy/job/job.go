@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,6 +46,9 @@ type Job struct {
 	// NoRestart runs one attempt whatever the config's restarts say: the
 	// caller resumes by itself.
 	NoRestart bool
+	// Clock is where the run and its attempts get the time; nil for the
+	// system's.
+	Clock ptyproxy.Clock
 
 	OnStatus func(ptyproxy.Status)
 	// OnSession is called when an attempt's stream names its session.
@@ -114,8 +116,8 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 		stdin = newReplay(src)
 		first, _ = stdin.reader()
 	}
+	pol := &policy{off: j.NoRestart, agent: j.Cmd.Profile.Name, canResume: j.Cmd.Profile.CanResume()}
 	args, why := j.Cmd.Args, ""
-	restarts, fallbacks := 0, 0
 	run := newRunID()
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, run, attempt, why, args, first)
@@ -123,20 +125,37 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 			j.ended(res, err)
 			return res, err
 		}
-		next, ok := j.next(res, args, stdin, &restarts)
-		if !ok {
+		again, state := j.replayed(stdin)
+		a := attemptEnd{cause: res.Cause, done: res.Done, events: res.Events, hangKind: res.Reason.Kind, agentErr: res.AgentError,
+			sessionID: res.SessionID, resumed: !slices.Equal(args, j.Cmd.Args), stdin: state}
+		if stdin != nil {
+			a.stdinSize = stdin.size()
+		}
+		cfg := j.Live.Config()
+		now := j.clock().Now()
+		next := pol.next(now, a, restartSettings{restarts: cfg.Restarts, prompt: cfg.RestartPrompt, models: cfg.FallbackModels})
+		if !next.again {
+			if next.refusal != "" {
+				j.console.Warn(next.refusal)
+			}
 			j.ended(res, nil)
 			return res, nil
 		}
-		next.args, next.why = j.fallback(next, res, &fallbacks)
+		args, first = j.Cmd.Args, again
+		if next.resume != "" {
+			args, first = j.Cmd.Profile.Resume(j.Cmd.Args, next.resume, cfg.RestartPrompt), nil
+		}
+		if next.model != "" {
+			args = j.Cmd.Profile.WithModel(args, next.model)
+		}
 		if res.MidLine {
 			// Keep stdout valid JSONL across attempts.
 			_, _ = j.Stdout.Write([]byte{'\n'})
 		}
 		j.console.Warn(fmt.Sprintf("restarting (attempt %d): %s", attempt+1, next.why))
 		j.notify(notify.Restart, res, next.why)
-		if next.wait > 0 {
-			if sig, stopped := j.sleep(ctx, next.wait); stopped {
+		if next.at.After(now) {
+			if sig, stopped := j.sleep(ctx, next.at); stopped {
 				res.Cause, res.Signal = ptyproxy.Interrupted, sig
 				if sig == nil {
 					res.Cause = ptyproxy.Cancelled
@@ -146,8 +165,32 @@ func (j *Job) Run(ctx context.Context) (Result, error) {
 				return res, nil
 			}
 		}
-		args, first, why = next.args, next.stdin, next.why
+		why = next.why
 	}
+}
+
+// replayed is the run's stdin from its start for a rerun of the original
+// command, and whether there is one to give.
+func (j *Job) replayed(stdin *replay) (io.Reader, replayState) {
+	switch {
+	case j.Stdin == nil:
+		return nil, noStdin
+	case stdin == nil:
+		return nil, stdinNotKept
+	}
+	r, err := stdin.reader()
+	if err != nil {
+		return nil, stdinTooLong
+	}
+	return r, stdinKept
+}
+
+// clock is the run's clock: Clock, or the system's.
+func (j *Job) clock() ptyproxy.Clock {
+	if j.Clock != nil {
+		return j.Clock
+	}
+	return ptyproxy.SystemClock()
 }
 
 // newRunID names a run in its attempts' logs, so that a report counts
@@ -158,126 +201,17 @@ func newRunID() string {
 	return hex.EncodeToString(id[:])
 }
 
-// A restart is how the next attempt runs, and why.
-type restart struct {
-	args  []string
-	stdin io.Reader
-	why   string
-	wait  time.Duration // before it starts: a rate limit's backoff
-}
-
-// next decides whether another attempt runs after res, which ran args:
-// after a hang or an agent error a restart may help with (rate limit,
-// network), while restarts are left, resuming the session when the agent
-// can; and once, not counted, after a resumed attempt that failed before
-// it produced any event (a session the agent no longer has). It says so
-// when a restart is wanted but cannot be done.
-func (j *Job) next(res Result, args []string, stdin *replay, restarts *int) (restart, bool) {
-	cfg := j.Live.Config()
-	if j.NoRestart {
-		return restart{}, false
-	}
-	p := j.Cmd.Profile
-	resumed := !slices.Equal(args, j.Cmd.Args)
-	switch {
-	case resumed && res.Cause == ptyproxy.Exited && !res.Done && res.Events == 0:
-		return j.rerun(stdin, "resuming the session failed before the agent wrote anything (a session it no longer has)")
-	case res.Cause == ptyproxy.Hung:
-	case res.Cause == ptyproxy.Exited && !res.Done && res.AgentError != nil && res.AgentError.Restart:
-	default:
-		return restart{}, false
-	}
-	if *restarts >= cfg.Restarts {
-		return restart{}, false
-	}
-	*restarts++
-	what := "the last attempt hung (" + res.Reason.Kind + ")"
-	var wait time.Duration
-	if e := res.AgentError; res.Cause != ptyproxy.Hung {
-		what = "the agent stopped: " + string(e.Kind)
-		if wait = backoff(e, *restarts); wait > maxBackoff {
-			j.console.Warn(fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", watchdog.Round(wait), watchdog.Round(maxBackoff)))
-			return restart{}, false
-		}
-		what += "; waiting " + watchdog.Round(wait) + " first"
-	}
-	if res.SessionID != "" && p.CanResume() {
-		return restart{args: p.Resume(j.Cmd.Args, res.SessionID, cfg.RestartPrompt), wait: wait,
-			why: fmt.Sprintf("%s; resuming session %s with %q", what, res.SessionID, cfg.RestartPrompt)}, true
-	}
-	cannot := "no session id was seen (the agent stopped before it named its session)"
-	if !p.CanResume() {
-		cannot = p.Name + " cannot resume a session by id"
-	}
-	r, ok := j.rerun(stdin, what+"; "+cannot)
-	r.wait = wait
-	return r, ok
-}
-
-// fallback moves a restart after a hang or a rate limit to the next of
-// fallback_models, if any is left, and says so.
-func (j *Job) fallback(next restart, res Result, used *int) ([]string, string) {
-	models := j.Live.Config().FallbackModels
-	rateLimited := res.AgentError != nil && res.AgentError.Kind == stream.RateLimit
-	if *used >= len(models) || res.Cause != ptyproxy.Hung && !rateLimited {
-		return next.args, next.why
-	}
-	model := models[*used]
-	*used++
-	return j.Cmd.Profile.WithModel(next.args, model), next.why + fmt.Sprintf("; with the next fallback model, %s", model)
-}
-
-// rerun is a restart that runs the original command again, with all of
-// the original stdin when it had one; without it, none happens.
-func (j *Job) rerun(stdin *replay, why string) (restart, bool) {
-	r := restart{args: j.Cmd.Args, why: why + ", so the original command runs again"}
-	if j.Stdin == nil {
-		return r, true
-	}
-	var err error
-	if stdin == nil {
-		err = errors.New("its stdin was not kept (restarts was 0 when the run began)")
-	} else if r.stdin, err = stdin.reader(); err != nil {
-		err = fmt.Errorf("its stdin (%d bytes) was too long to keep (more than %d MiB)", stdin.size(), maxReplay>>20)
-	}
-	if err != nil {
-		j.console.Warn(why + "; the original command cannot run again: " + err.Error())
-		return restart{}, false
-	}
-	return r, true
-}
-
-// Backoff after a rate limit or a network failure: the wait the agent
-// asked for, else from firstBackoff doubling each restart (at most ten
-// minutes); a wait longer than maxBackoff is not waited for.
-const (
-	firstBackoff = 15 * time.Second
-	maxDoubling  = 10 * time.Minute
-	maxBackoff   = time.Hour
-)
-
-func backoff(e *stream.AgentError, n int) time.Duration {
-	if wait, named := e.Wait(time.Now()); named {
-		return wait
-	}
-	// Doubled step by step, never shifted by n: a shift wraps negative
-	// past the 30th restart, and a negative wait is no wait at all.
-	d := firstBackoff
-	for i := 1; i < n && d < maxDoubling; i++ {
-		d *= 2
-	}
-	return min(d, maxDoubling)
-}
-
-// sleep waits d, unless the run is cancelled or the wrapper gets a signal
-// first: then it returns the signal and true. Stopped with its job
-// meanwhile (Ctrl-Z), the wrapper stops and then waits out the rest.
-func (j *Job) sleep(ctx context.Context, d time.Duration) (os.Signal, bool) {
-	t := time.NewTimer(d)
+// sleep waits until at on the run's clock, unless the run is cancelled
+// or the wrapper gets a signal first: then it returns the signal and true.
+// Stopped with its job meanwhile (Ctrl-Z), the wrapper stops and then
+// waits out the rest.
+func (j *Job) sleep(ctx context.Context, at time.Time) (os.Signal, bool) {
+	t := j.clock().NewTimer()
+	t.Reset(at)
 	defer t.Stop()
 	for {
 		select {
-		case <-t.C:
+		case <-t.C():
 			return nil, false
 		case sig := <-j.Signals:
 			return sig, true
@@ -295,7 +229,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	reloads, unfollow := j.follow()
 	defer unfollow()
 	cfg := j.Live.Config()
-	logFile := sessionlog.Open(cfg.LogDir, time.Now(), func(err error) {
+	logFile := sessionlog.Open(cfg.LogDir, j.clock().Now(), func(err error) {
 		j.console.Warn("session log disabled: " + err.Error())
 	})
 	defer logFile.Close()
@@ -336,6 +270,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		Spent:       j.spent.Total(),
 		Tick:        cfg.TickInterval,
 		KillGrace:   cfg.KillGrace,
+		Clock:       j.Clock,
 		Reload:      reloads,
 		Log:         rec,
 		Console:     j.console,
@@ -398,7 +333,7 @@ func (j *Job) endedWaiting(res Result) {
 		return
 	}
 	// A log that cannot take it was reported when it failed.
-	_ = sessionlog.Append(res.LogPath, j.redact, exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), time.Now()))
+	_ = sessionlog.Append(res.LogPath, j.redact, exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), j.clock().Now()))
 }
 
 // parse is the command's output parser, with OnEvent told of each event.

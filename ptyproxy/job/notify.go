@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
@@ -40,7 +39,7 @@ func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	if !wants(cfg, ev) {
 		return
 	}
-	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: stream.Display(reason), Log: res.LogPath, Time: time.Now()}
+	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: stream.Display(reason), Log: res.LogPath, Time: j.clock().Now()}
 	if m.Cwd == "" {
 		m.Cwd, _ = os.Getwd()
 	}
