@@ -79,14 +79,18 @@ func TestStartsAsAShellWould(t *testing.T) {
 func TestStartUnderShellKeepsTheCmd(t *testing.T) {
 	t.Parallel()
 	path := program(t, "sleep 30 & sleep 30\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := CommandContext(ctx, path)
 	cmd.KillGroup()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
-	err := cmd.Run()
+	cancel()
+	err := cmd.Wait()
 	if err == nil || !strings.Contains(err.Error(), "killed") || time.Since(start) > 10*time.Second {
-		t.Fatalf("Run = %v after %v, want killed at the context's end", err, time.Since(start))
+		t.Fatalf("Wait = %v after %v, want killed at the context's end", err, time.Since(start))
 	}
 	if Owns(cmd.Process.Pid) {
 		t.Error("the shell is still registered after Wait")
