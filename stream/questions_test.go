@@ -38,6 +38,22 @@ func TestQuestionNearMisses(t *testing.T) {
 	}
 }
 
+// TestQuestionScrolledUp: a question the agent's later lines pushed up
+// the screen asks nothing, even when all of it is within the bytes kept:
+// ten short lines after it are more than the lines read.
+func TestQuestionScrolledUp(t *testing.T) {
+	text := "Apply these changes? [y/N]\n" + strings.Repeat("ok\n", 10)
+	if len(text) > questionTail {
+		t.Fatalf("the test's text (%d bytes) is longer than the %d kept", len(text), questionTail)
+	}
+	if q := Cursor.Asks([]byte(text)); q != nil {
+		t.Errorf("a question ten lines up asks %+v", q)
+	}
+	if q := Cursor.Asks([]byte(strings.Repeat("ok\n", 10) + "Apply these changes? [y/N]\n")); q == nil {
+		t.Errorf("the same question at the bottom asks nothing")
+	}
+}
+
 // TestQuestionQuote: the quote is the line that asks and the last line,
 // on one line, so the fix can be named after it.
 func TestQuestionQuote(t *testing.T) {
