@@ -16,7 +16,7 @@ import (
 func TestWaitingOnPerson(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	for _, tail := range [][]string{{"hang"}, {"exit", "0"}} {
+	for _, tail := range [][]string{{"wait-tty"}, {"exit", "0"}} {
 		var got failure
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -31,7 +31,7 @@ func TestWaitingOnPerson(t *testing.T) {
 			"prompt":       steps(append([]string{"line", initLine, "err", "⚠ Workspace Trust Required", "err", "Pass --trust, --yolo, or -f if you trust this directory"}, tail...)...),
 			"idle_timeout": "60s",
 		}, &got)
-		stopped := tail[0] == "hang"
+		stopped := tail[0] == "wait-tty"
 		if !res.IsError || got.Code != codePerson || got.Kind != watchdog.KindPerson || got.ExitStatus != 85 || got.State != stateFailed ||
 			(got.Reason != nil) != stopped {
 			t.Fatalf("%v: result %+v", tail, got)
@@ -44,5 +44,23 @@ func TestWaitingOnPerson(t *testing.T) {
 				t.Errorf("%v: message %q lacks %q", tail, got.Message, want)
 			}
 		}
+	}
+}
+
+// TestWordsAreNoQuestion: a [y/N] log line on the agent's stderr while a
+// tool call with a 120 s timeout runs, past the wait for a person, is no
+// question: the agent waits on no input, and its answer comes back.
+func TestWordsAreNoQuestion(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	started := `{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"npm init","timeout":120000}}}}`
+	completed := `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{}}`
+	var got success
+	res := h.run("", map[string]any{
+		"prompt":       steps("line", initLine, "line", started, "err", "npm warn: Is this OK? (yes) [y/N]", "sleep", "6s", "line", completed, "line", answerLine, "exit", "0"),
+		"idle_timeout": "60s",
+	}, &got)
+	if res.IsError || got.ExitStatus != 0 {
+		t.Errorf("result %+v: %s", got, text(res, 0))
 	}
 }

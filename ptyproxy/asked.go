@@ -3,12 +3,16 @@ package ptyproxy
 import (
 	"time"
 
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // The session loop's ear for questions only a person can answer: the last
 // of what the agent writes that is not its stream (text on its terminal,
-// its stderr) is kept, and the profile says whether it asks one.
+// its stderr) is kept, and the profile says whether it asks one. Whether
+// the agent then waits for an answer is the kernel's to say (input_*.go):
+// the watchdog decides.
 
 // heard keeps a line the agent wrote that is not its stream.
 func heard(tail *[]byte, text []byte) {
@@ -31,41 +35,63 @@ func (l *loop) forget(at time.Time) {
 // their order to count as the agent's.
 const crossRead = time.Second
 
-// listen tells the watchdog whether the agent's last words, written at
-// at, ask a person something.
+// listen tells the watchdog what the agent's last words, read at at, ask
+// a person.
 func (l *loop) listen(at time.Time) {
 	if l.o.Asks == nil || l.end.phase != Running {
 		return
 	}
-	l.wd.Asked(l.question(true), at)
+	l.wd.Asked(watchdog.Asking{Terminal: l.termQuestion(), Stderr: l.errQuestion()}, at)
 }
 
-// question is the question the agent's last words ask, nil if none. Its
-// stdout counts only when asked: text on stdout that the agent exits after
-// is its answer, however it reads, unless the agent streams events.
-func (l *loop) question(stdout bool) *stream.Question {
-	if len(l.errSaid)+len(l.errPending) > 0 {
-		l.words = append(append(l.words[:0], l.errSaid...), stream.Tail(l.errPending)...)
-		if q := l.o.Asks(l.words); q != nil {
-			return q
-		}
+// errQuestion is the question the last lines of the agent's stderr
+// ask, nil if none.
+func (l *loop) errQuestion() *stream.Question {
+	if len(l.errSaid)+len(l.errPending) == 0 {
+		return nil
 	}
+	l.words = append(append(l.words[:0], l.errSaid...), stream.Tail(l.errPending)...)
+	return l.o.Asks(l.words)
+}
+
+// termQuestion is the question the last lines of text on the agent's
+// terminal ask, nil if none.
+func (l *loop) termQuestion() *stream.Question {
 	pending := l.split.Pending()
 	if l.join != nil && len(pending) > 0 && pending[0] == '{' {
 		pending = nil // An event on its way, not words.
 	}
-	if !stdout || len(l.said)+len(pending) == 0 {
+	if len(l.said)+len(pending) == 0 {
 		return nil
 	}
 	l.words = append(append(l.words[:0], l.said...), stream.Tail(pending)...)
 	return l.o.Asks(l.words)
 }
 
+// lookInput tells the watchdog what the agent waits to read at now. The
+// first time the kernel cannot say, the log says the words on the
+// terminal decide instead.
+func (l *loop) lookInput(now time.Time) {
+	in, err := l.input.look(l.inputPids())
+	if in == watchdog.InputUnknown && !l.inputUnknown {
+		l.inputUnknown = true
+		l.o.Log.Write(sessionlog.Warning{Message: "whether the agent waits for input cannot be read (" + err.Error() + "): a question counts only on its terminal with no tool call open"})
+	}
+	l.wd.ObserveInput(in, now)
+}
+
+// inputPids are the processes whose wait for input is the agent's.
+func (l *loop) inputPids() []int { return []int{l.p.pid} }
+
 // leftAsking notes the question an agent that exited by itself without its
-// answer left behind, if any.
+// answer left behind, if any: on its stderr, else, when it streams events,
+// on its terminal (text on the terminal of an agent that does not is its
+// answer, however it reads).
 func (l *loop) leftAsking() {
 	if l.o.Asks == nil || l.out.Cause != Exited || l.wd.Done() {
 		return
 	}
-	l.out.Question = l.question(l.join != nil)
+	if l.out.Question = l.errQuestion(); l.out.Question == nil && l.join != nil {
+		l.out.Question = l.termQuestion()
+	}
 }

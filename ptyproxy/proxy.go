@@ -50,7 +50,8 @@ type Options struct {
 	StderrError func(line []byte) *stream.AgentError
 	// Asks recognises a question only a person can answer in the agent's
 	// last words that are not its stream (the profile's table); nil for
-	// none.
+	// none. Such a question stops the attempt only while the agent waits
+	// for input (see watchdog.ObserveInput).
 	Asks func(text []byte) *stream.Question
 
 	// KeepOrphans leaves alone what the agent leaves running after it
@@ -159,7 +160,7 @@ const (
 	Downstream               // the wrapper's stdout failed (see StdoutErr)
 	Cancelled                // the context was cancelled
 	// AwaitingPerson: the agent asked what only a person can answer and
-	// went quiet; the tree was stopped.
+	// waited for the answer; the tree was stopped.
 	AwaitingPerson
 	// OverBudget: the agent reported more than max_tokens or max_cost_usd
 	// allows; the tree was stopped.

@@ -58,6 +58,7 @@ func run(ctx context.Context, o Options, clock Clock) (Outcome, error) {
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		end:    ending{keepOrphans: o.KeepOrphans},
 		stderr: make(chan stderrText, 64),
+		input:  newInputs(p),
 	}
 	l.kill = &killer{tree: l.tree, pgid: p.pid}
 	l.cutLines()
@@ -99,6 +100,8 @@ type loop struct {
 	// and the words of one of them with its unfinished line.
 	said, errSaid, errPending, words []byte
 	errAt                            time.Time // when the last of stderr was read
+	input                            *inputs   // what it waits to read, from the kernel
+	inputUnknown                     bool      // the kernel could not say, and the log says so
 
 	split *stream.Splitter
 	join  *stream.Joiner // nil when only bytes are watched
@@ -286,6 +289,9 @@ func (l *loop) onTimer(now time.Time) {
 	if l.probe && l.wd.WantsActivity(now) {
 		l.wd.ObserveActivity(l.tree.activity(), now)
 		l.noteEvidence(now)
+	}
+	if l.wd.WantsInput(now) {
+		l.lookInput(now)
 	}
 	if l.r.writeBlocked(now) {
 		// Our stdout is not taking bytes; the agent is blocked on us.

@@ -30,8 +30,12 @@ type proc struct {
 	pid    int
 	master *os.File // see prepareMaster; never call pty.Setsize on it
 	slave  *os.File // the parent's copy, held at least until the agent is reaped (closeSlave)
-	stderr *os.File
-	exited chan exitStatus
+	// slaveName is the slave's path, and stdinInode the stdin pipe's
+	// inode: how the agent's fds name its terminal and its stdin.
+	slaveName  string
+	stdinInode uint64
+	stderr     *os.File
+	exited     chan exitStatus
 	// stdinOpen is set while the agent's stdin is still being fed: the
 	// caller's stdin has not ended.
 	stdinOpen atomic.Bool
@@ -84,6 +88,11 @@ func start(o *Options, env []string) (*proc, error) {
 		return nil, fmt.Errorf("cannot make the agent's stdin pipe: %w", err)
 	}
 	defer stdinR.Close() // The child has its copy once started.
+	var st unix.Stat_t
+	if unix.Fstat(int(stdinR.Fd()), &st) == nil {
+		p.stdinInode = st.Ino
+	}
+	p.slaveName = slave.Name()
 	stderrR, stderrW, err := os.Pipe()
 	if err != nil {
 		stdinW.Close()

@@ -29,6 +29,10 @@ type Reason struct {
 	// Question quotes what the agent asked a person (KindPerson), and Fix
 	// says what lets a run go on without one.
 	Question, Fix string
+	// WaitingOn is what the agent was seen waiting to read when it was
+	// stopped for a question (KindPerson): "terminal" or "stdin"; "" where
+	// the kernel could not tell and the words on its terminal decided.
+	WaitingOn string
 	// Budget is the key of the budget a KindBudget reason is about
 	// (BudgetTokens or BudgetCost), Limit its value and Total what the
 	// agent had reported when it passed it: tokens, or US dollars.
@@ -61,6 +65,7 @@ type reasonJSON struct {
 	StdinOpen     bool           `json:"stdin_open,omitempty"`
 	Question      string         `json:"question,omitempty"`
 	Fix           string         `json:"fix,omitempty"`
+	WaitingOn     string         `json:"waiting_on,omitempty"`
 	Budget        string         `json:"budget,omitempty"`
 	Limit         float64        `json:"budget_limit,omitempty"`
 	Total         float64        `json:"budget_total,omitempty"`
@@ -94,7 +99,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 		Kind: r.Kind, IdleSilenceMS: r.Silence.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
 		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
 		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{}, StdinOpen: r.StdinOpen,
-		Question: r.Question, Fix: r.Fix, Budget: r.Budget, Limit: r.Limit, Total: r.Total,
+		Question: r.Question, Fix: r.Fix, WaitingOn: r.WaitingOn, Budget: r.Budget, Limit: r.Limit, Total: r.Total,
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
@@ -115,7 +120,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
 		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen,
-		Question: in.Question, Fix: in.Fix, Budget: in.Budget, Limit: in.Limit, Total: in.Total}
+		Question: in.Question, Fix: in.Fix, WaitingOn: in.WaitingOn, Budget: in.Budget, Limit: in.Limit, Total: in.Total}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}

@@ -119,10 +119,7 @@ type Watchdog struct {
 	// new thresholds make due is declared at once, not after a window.
 	reloaded bool
 
-	// asked is the question only a person can answer that the agent's
-	// last words on its terminal put, written at askedAt; nil for none.
-	asked   *stream.Question
-	askedAt time.Time
+	ask asking // a question only a person can answer (person.go)
 
 	spent spending // budget.go
 }
@@ -159,25 +156,11 @@ func (w *Watchdog) Output(now time.Time) {
 	w.reloaded = false
 }
 
-// AskWait is how long the agent may stay quiet after a question only a
-// person can answer before the run stops: well within the 10 s promised,
-// and long enough for an agent that quoted such words in its answer to
-// exit first.
-const AskWait = 5 * time.Second
-
-// Asked records that the agent's last words on its terminal (text that
-// is not its stream, at at) put q to a person, or, with q nil, that they
-// no longer do. Unless the agent writes again, the run stops AskWait
-// later: a headless run has nobody to answer.
-func (w *Watchdog) Asked(q *stream.Question, at time.Time) {
-	w.asked, w.askedAt = q, at
-}
-
 // ProcessEvent records one line of output received at now.
 func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 	w.Output(now)
 	if !ev.NotJSON {
-		w.asked = nil // An event: the agent is past any question.
+		w.ask.Asking = Asking{} // An event: the agent is past any question.
 	}
 	w.lastType, w.lastSub, w.lastNotJSON = ev.Type, ev.Subtype, ev.NotJSON
 	notice := NoNotice
@@ -293,10 +276,8 @@ func (w *Watchdog) killAt() (time.Time, string) {
 		return w.spent.at, KindBudget
 	}
 	at, kind := w.hangAt()
-	if w.asked != nil {
-		if ask := maxTime(w.askedAt, w.last).Add(AskWait); ask.Before(at) {
-			at, kind = ask, KindPerson
-		}
+	if q, ask := w.question(); q != nil && ask.Before(at) {
+		at, kind = ask, KindPerson
 	}
 	if hard, ok := w.hardDeadline(); ok && !hard.After(at) {
 		return hard, KindDeadline
@@ -351,6 +332,9 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 	if warn {
 		consider(at.Add(-w.th.WarnBefore))
 	}
+	if look, ok := w.inputLookAt(); ok {
+		consider(look)
+	}
 	if w.wantsWindowStart() {
 		consider(w.actDue().Add(-w.window()))
 	} else if w.probing() {
@@ -376,7 +360,7 @@ const (
 	KindTool     = "tool"     // every open call past its deadline
 	KindDeadline = "deadline" // the attempt's hard timeout
 	KindExit     = "exit"     // answer complete, agent did not exit
-	KindPerson   = "person"   // a question only a person can answer, then quiet
+	KindPerson   = "person"   // a question only a person can answer, and the agent waits for input
 	KindBudget   = "budget"   // the agent reported more than a budget allows
 )
 
@@ -412,8 +396,9 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	case KindExit:
 		r.Threshold = w.th.ExitGrace
 	case KindPerson:
-		r.Threshold, r.Silence = AskWait, now.Sub(maxTime(w.askedAt, w.last))
-		r.Question, r.Fix = w.asked.Quote, w.asked.Fix
+		q, _ := w.question()
+		r.Threshold, r.Silence = AskWait, now.Sub(maxTime(w.ask.at, w.last))
+		r.Question, r.Fix, r.WaitingOn = q.Quote, q.Fix, w.ask.input.waitingOn()
 	case KindBudget:
 		r.Budget, r.Limit, r.Total = w.OverBudget()
 	}

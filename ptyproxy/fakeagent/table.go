@@ -56,6 +56,8 @@ var table = []step{
 	{name: "ignore-term", does: "ignore SIGTERM from now on", run: func(*agent, []string) error { signal.Ignore(syscall.SIGTERM); return nil }},
 	{name: "buffered", does: "block-buffer stdout when it is not a terminal, as C stdio does", run: func(a *agent, _ []string) error { a.flush = term.IsTerminal(1); return nil }},
 	{name: "stdin", does: `read stdin to EOF and print {"type":"stdin","bytes":N,"sha256":…}`, run: stepStdin},
+	{name: "wait-tty", does: "wait to read its terminal (/dev/tty) in the Go runtime's epoll set, as an event loop does", run: stepWaitTTY},
+	{name: "wait-stdin", does: "wait to read stdin in a blocking read(2)", run: stepWaitStdin},
 	{name: "tty", does: `print {"type":"tty",…}: what stdout, stdin and stderr are`, run: func(a *agent, _ []string) error { a.printJSON(ttyReport()); return nil }},
 	{name: "cwd", does: `print {"type":"cwd","dir":…}: the working directory`, run: stepCwd},
 	{name: "errflood", args: "N", does: "write N bytes of lines to stderr", run: stepErrflood},

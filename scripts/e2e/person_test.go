@@ -8,7 +8,7 @@ import (
 )
 
 // Questions only a person can answer (issue 24, point 4): an agent that
-// asks one on its terminal and goes quiet is stopped within 10 s of the
+// asks one and waits for the answer is stopped within 10 s of the
 // question's last byte, with exit 85 and one line that quotes it and
 // names the fix, and is never restarted into it; words that merely quote
 // such a question never stop a run.
@@ -37,13 +37,13 @@ func recordTime(t *testing.T, dir, msg string, last bool) time.Time {
 	return at
 }
 
-// TestTrustPromptStops: cursor's trust prompt on stderr, then quiet, in a
-// run with restarts to spare: one attempt, stopped within 10 s of the
+// TestTrustPromptStops: cursor's trust prompt on stderr, then a wait to
+// read its terminal, in a run with restarts to spare: one attempt, stopped within 10 s of the
 // prompt as the wrapper's own log saw it, exit 85, a hang record of kind
 // person that quotes it, and one console line that names --trust.
 func TestTrustPromptStops(t *testing.T) {
 	t.Parallel()
-	r := runWrapper(t, []string{steps("err", trustPrompt, "err", "", "err", trustFix, "hang")}, nil,
+	r := runWrapper(t, []string{steps("err", trustPrompt, "err", "", "err", trustFix, "wait-tty")}, nil,
 		"--restarts", "2", "--idle-timeout", "60s", "--", "fix it")
 	rec := firstRecord(t, r.logDir, "hang_detected")
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*.jsonl"))
@@ -72,11 +72,11 @@ func TestTrustPromptStops(t *testing.T) {
 }
 
 // TestPromptOnTheTerminal: a [y/N] question the agent leaves on its
-// terminal without a newline, in text mode through the alias, is stopped
-// too: exit 85 in both modes, since the wrapper acted.
+// terminal without a newline, then waits on, in text mode through the
+// alias, is stopped too: exit 85 in both modes, since the wrapper acted.
 func TestPromptOnTheTerminal(t *testing.T) {
 	t.Parallel()
-	r := runWrapper(t, []string{steps("line", "Planning the change.", "raw", "Apply these changes? [y/N] ", "hang")}, nil,
+	r := runWrapper(t, []string{steps("line", "Planning the change.", "raw", "Apply these changes? [y/N] ", "wait-tty")}, nil,
 		"--alias", "--idle-timeout", "60s", "--", "-p", "fix it")
 	if r.code != 85 || string(r.stdout) != "Planning the change.\nApply these changes? [y/N] " || !bytes.Contains(r.stderr, []byte(`asked "Apply these changes? [y/N]"`)) {
 		t.Errorf("exit %d, stdout %q; stderr %s", r.code, r.stdout, r.stderr)
