@@ -84,14 +84,18 @@ func (l *loop) lookInput(now time.Time) {
 func (l *loop) inputPids() []int { return []int{l.p.pid} }
 
 // leftAsking notes the question an agent that exited by itself without its
-// answer left behind, if any: on its stderr, else, when it streams events,
-// on its terminal (text on the terminal of an agent that does not is its
-// answer, however it reads).
+// answer left as the last thing it wrote, if any: the last lines of its
+// stderr when no text reached its terminal after them, else, when it
+// streams events, the last lines of text on its terminal (text on the
+// terminal of an agent that does not is its answer, however it reads).
 func (l *loop) leftAsking() {
 	if l.o.Asks == nil || l.out.Cause != Exited || l.wd.Done() {
 		return
 	}
-	if l.out.Question = l.errQuestion(); l.out.Question == nil && l.join != nil {
+	switch {
+	case len(l.errSaid)+len(l.errPending) > 0 && !l.saidAt.After(l.errAt):
+		l.out.Question = l.errQuestion()
+	case l.join != nil:
 		l.out.Question = l.termQuestion()
 	}
 }

@@ -61,6 +61,7 @@ func (l *loop) feed(b *batch) {
 			l.join.Flush()
 		}
 	} else {
+		l.wroteAt = b.at
 		l.split.Write(b.data)
 	}
 	l.flushEvents()
@@ -82,6 +83,7 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 	l.logEvent(ln, ev)
 	if l.o.Parse == nil || ev.NotJSON {
 		heard(&l.said, ln.Text)
+		l.saidAt = l.wroteAt
 	} else {
 		l.forget(l.last)
 	}

@@ -100,6 +100,8 @@ type loop struct {
 	// and the words of one of them with its unfinished line.
 	said, errSaid, errPending, words []byte
 	errAt                            time.Time // when the last of stderr was read
+	saidAt                           time.Time // when the last text on its terminal was read
+	wroteAt                          time.Time // when the last of its output was read
 	input                            *inputs   // what it waits to read, from the kernel
 	inputUnknown                     bool      // the kernel could not say, and the log says so
 

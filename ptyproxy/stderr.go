@@ -12,8 +12,10 @@ import (
 
 // A stderrText is a line of the agent's stderr, or (whole unset) the
 // start of one its writer paused after, stamped with the time it was
-// passed on, as a batch of output is: the two arrive by separate ways, and
-// an event read before it did not answer it.
+// read, as a batch of output is: the two arrive by separate ways, and
+// which the agent wrote last is told by these times (asked.go). The read
+// is stamped before the stdout written before it is waited for: output
+// written after it and read meanwhile is stamped later.
 type stderrText struct {
 	text  []byte
 	whole bool
@@ -40,8 +42,8 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	for {
 		n, err := l.p.stderr.Read(buf)
 		if n > 0 {
-			order.wait()
 			at = l.clock.Now()
+			order.wait()
 			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
 			split.Write(buf[:n])
 			if split.MidLine() && l.o.Asks != nil {

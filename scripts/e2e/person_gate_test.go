@@ -53,6 +53,10 @@ func TestWordsAreNoQuestion(t *testing.T) {
 			[]string{"line", codexThread, "line", codexTurn, "line", codexToolStart, "err", "Reading package lists...", "err", yesNoAbort,
 				"sleep", pause, "line", codexToolDone, "line", codexAnswer, "line", codexDone, "exit", "0"},
 			[]string{"--agent", "codex", "--", "install jq"}, 0},
+		{"codex exec text, through the alias: a tool's [Y/n] on stderr, then the answer",
+			[]string{"err", "exec /bin/bash -lc 'apt-get install jq' in /w", "err", yesNoAbort,
+				"sleep", pause, "line", "apt-get asked to continue (y/n); jq is not installed.", "exit", "0"},
+			[]string{"--alias", "--agent", "codex", "--", "exec", "install jq"}, 0},
 		{"claude stream-json: a [y/N] log line on stderr while a call with a 120 s timeout runs",
 			[]string{"line", claudeInit, "line", claudeTool, "err", "npm warn: Is this OK? (yes) [y/N]",
 				"sleep", pause, "line", claudeToolDone, "line", claudeAnswer, "line", claudeAnswered, "exit", "0"},
@@ -64,6 +68,12 @@ func TestWordsAreNoQuestion(t *testing.T) {
 		{"claude text: an answer that quotes (y/n), then a pause before the exit",
 			[]string{"line", "Run npm init and answer its prompt (y/n) with y.", "sleep", pause, "exit", "0"},
 			[]string{"--agent", "claude", "--", "-p", "--output-format", "text", "how do I start a package?"}, 0},
+		{"cursor text, through the alias: a (y/n) log line on stderr, then the answer and a failure",
+			[]string{"err", "git: Proceed with the rebase? (y/n)", "sleep", pause, "line", "The rebase did not apply.", "exit", "3"},
+			[]string{"--alias", "--", "-p", "rebase it"}, 3},
+		{"cursor text: a [y/N] log line on stderr, then the answer and an exit 0",
+			[]string{"err", "warning: overwrite package.json? [y/N]", "sleep", "1500ms", "line", "Done: nothing was overwritten.", "exit", "0"},
+			[]string{"--", "-p", "--output-format", "text", "fix it"}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
