@@ -8,11 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +44,8 @@ type File struct {
 	waits   int  // times a write waited for room
 
 	f      *os.File
-	dir    string
+	logDir string  // the log dir asked for
+	dir    *logDir // the directory the file is in, once created
 	name   string
 	rename string // a session id the name should take; the writer renames
 	start  time.Time
@@ -88,36 +86,34 @@ func Open(dir string, start time.Time, report func(error)) *File {
 }
 
 func newFile(report func(error), dir string, start time.Time) *File {
-	l := &File{report: report, dir: dir, start: start, ready: make(chan struct{}), done: make(chan struct{})}
+	l := &File{report: report, logDir: dir, start: start, ready: make(chan struct{}), done: make(chan struct{})}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
 
 func (l *File) create() error {
-	dir, err := makeDir(l.dir)
+	dir, err := openDir(l.logDir, true)
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	l.dir = dir
-	l.mu.Unlock()
 	base := fmt.Sprintf("cursor-wrap-%d", l.start.UnixMilli())
 	for n := 1; ; n++ {
 		name := base + ".jsonl"
 		if n > 1 {
 			name = base + "-" + strconv.Itoa(n) + ".jsonl"
 		}
-		f, err := os.OpenFile(filepath.Join(l.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		f, err := dir.create(name)
 		if errors.Is(err, os.ErrExist) && n < 100 {
 			continue
 		}
 		if err != nil {
+			dir.close()
 			return err
 		}
 		// Held while the attempt runs: Prune leaves a log it cannot lock.
 		_ = unix.Flock(int(f.Fd()), unix.LOCK_SH) // Best effort: a filesystem without locks.
 		l.mu.Lock()
-		l.f, l.name = f, name
+		l.f, l.dir, l.name = f, dir, name
 		l.mu.Unlock()
 		return nil
 	}
@@ -135,7 +131,7 @@ func (l *File) Path() string {
 	if l.f == nil {
 		return ""
 	}
-	return filepath.Join(l.dir, l.name)
+	return l.dir.join(l.name)
 }
 
 // Write queues one or more whole records. It never fails.
@@ -305,16 +301,12 @@ func (l *File) renamed(sessionID string) string {
 		if n > 1 {
 			name = base + "-" + strconv.Itoa(n) + ".jsonl"
 		}
-		err := renameNoReplace(filepath.Join(l.dir, l.name), filepath.Join(l.dir, name))
+		err := l.dir.rename(l.name, name)
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
 		if err != nil {
 			break
-		}
-		if d, err := os.Open(l.dir); err == nil {
-			_ = d.Sync() // The rename itself survives a crash.
-			d.Close()
 		}
 		return name
 	}
@@ -349,62 +341,7 @@ func (l *File) Close() {
 	if l.f != nil {
 		l.f.Close()
 	}
-}
-
-// List returns the session logs of the log dir dir (see logsDir), newest
-// first. Names start with the start time in Unix milliseconds, which gives
-// the order.
-func List(dir string) []string {
-	names, _ := filepath.Glob(filepath.Join(logsDir(dir), "cursor-wrap-*.jsonl"))
-	sort.SliceStable(names, func(i, j int) bool { return startOf(names[i]) > startOf(names[j]) })
-	return names
-}
-
-// startOf reads the start time out of a log's name.
-func startOf(path string) int64 {
-	rest := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "cursor-wrap-"), ".jsonl")
-	ms, _, _ := strings.Cut(rest, "-")
-	n, _ := strconv.ParseInt(ms, 10, 64)
-	return n
-}
-
-// Prune removes the oldest session logs of the log dir dir so that at most
-// keep remain (keep 0 keeps all). A log whose attempt is still running, in
-// this process or another, is never removed: its writer holds a lock on it.
-func Prune(dir string, keep int) error {
-	names := List(dir)
-	if keep <= 0 || len(names) <= keep {
-		return nil
+	if l.dir != nil {
+		l.dir.close()
 	}
-	var errs []error
-	for _, n := range names[keep:] {
-		if err := removeIdle(n); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// removeIdle removes a log unless its writer still has it open.
-func removeIdle(path string) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
-		return nil // Still being written.
-	}
-	return os.Remove(path)
-}
-
-// Running reports whether a session log's attempt is still running: its
-// writer, in this process or another, still holds it.
-func Running(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK)
 }
