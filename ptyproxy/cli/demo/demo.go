@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,12 +48,21 @@ func run(env *cli.Env, demoTranscript []byte, args []string) int {
 	if err != nil {
 		return env.Fail(job.ExitWrapper, "%v", err)
 	}
-	// The logs stay, for inspect; the transcript replayed is no log.
-	transcript := filepath.Join(dir, "normal.jsonl")
-	if err := os.WriteFile(transcript, demoTranscript, 0o600); err != nil {
+	// The logs stay, for inspect; the transcript replayed is no log, and
+	// is not put among them.
+	f, err := os.CreateTemp("", "cursor-wrap-demo-*.jsonl")
+	if err != nil {
 		return env.Fail(job.ExitWrapper, "%v", err)
 	}
+	transcript := f.Name()
 	defer os.Remove(transcript)
+	_, err = f.Write(demoTranscript)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return env.Fail(job.ExitWrapper, "%v", err)
+	}
 	// The forwarded stream goes to stdout only where it does not bury the
 	// narration: `cursor-wrap demo > stream.jsonl` keeps it.
 	stdout := env.Stdout

@@ -115,7 +115,8 @@ func Run(env *cli.Env, args []string) int {
 
 	checkShell(env, check, warn, o.shell, funcs[0])
 
-	check(logDirWritable(cfg.LogDir), logDirState(cfg.LogDir), "make "+cfg.LogDir+" writable, or set log_dir")
+	logsWritable, logsState := logDirState(cfg.LogDir)
+	check(logsWritable, logsState, "make "+cfg.LogDir+" writable, or set log_dir")
 	if old := config.OldLogDir(); cfg.Source("log_dir") == config.FromDefault && cfg.LogDir == old {
 		// Not a failure: the logs are written. But they are not where the
 		// docs say, and the move is the user's to make.
@@ -288,35 +289,31 @@ func executable(path string) bool {
 	return path != "" && err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-func logDirWritable(dir string) bool {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false
-	}
-	f, err := os.CreateTemp(dir, ".doctor-")
+// logDirState proves, as a run would, that session logs can be written
+// in the log dir dir, and says what is there.
+func logDirState(dir string) (bool, string) {
+	logs, err := sessionlog.Probe(dir)
 	if err != nil {
-		return false
+		return false, "log dir " + dir + ": " + err.Error()
 	}
-	f.Close()
-	os.Remove(f.Name())
-	return true
-}
-
-func logDirState(dir string) string {
-	fi, err := os.Stat(dir)
+	fi, err := os.Stat(logs)
 	if err != nil {
-		return "log dir " + dir + ": " + err.Error()
+		return false, "log dir " + dir + ": " + err.Error()
 	}
-	logs, _ := filepath.Glob(filepath.Join(dir, "cursor-wrap-*.jsonl"))
 	var st unix.Statfs_t
 	free := "unknown"
-	if unix.Statfs(dir, &st) == nil {
+	if unix.Statfs(logs, &st) == nil {
 		free = fmt.Sprintf("%.1f GiB", float64(st.Bavail)*float64(st.Bsize)/(1<<30))
 	}
 	mode := fi.Mode().Perm().String()
 	if fi.Mode().Perm() != 0o700 {
 		mode += " (logs hold prompts: 0700 is safer)"
 	}
-	return fmt.Sprintf("log dir %s: writable, mode %s, %d logs, %s free", dir, mode, len(logs), free)
+	where := "log dir " + dir
+	if logs != dir {
+		where += " (shared: the logs go in " + logs + ")"
+	}
+	return true, fmt.Sprintf("%s: writable, mode %s, %d logs, %s free", where, mode, len(sessionlog.List(dir)), free)
 }
 
 func orNone(s string) string {
