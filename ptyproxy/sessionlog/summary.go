@@ -81,6 +81,29 @@ func ReadSummary(path string) (Summary, error) {
 	return s, err
 }
 
+// ReadCommand reads the first record of the session log at path, the
+// command of its attempt, and nothing more.
+func ReadCommand(path string) (*Command, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	first, _, err := firstLine(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	_, rec, err := Decode(first)
+	if c, ok := rec.(*Command); ok && err == nil {
+		return c, nil
+	}
+	return nil, ErrNotALog
+}
+
 // summarize reads a summary from a log of size bytes.
 func summarize(r io.ReaderAt, size int64) (Summary, error) {
 	first, end, err := firstLine(r, size)

@@ -220,10 +220,21 @@ func TestReadSummary(t *testing.T) {
 	if s, err := ReadSummary(path); err != nil || s.Path != path || s.Exit == nil {
 		t.Errorf("%+v, %v", s, err)
 	}
+	if c, err := ReadCommand(path); err != nil || c.Agent != "claude" {
+		t.Errorf("command %+v, %v", c, err)
+	}
 	link := filepath.Join(dir, "cursor-wrap-2.jsonl")
 	os.Symlink(path, link)
 	if _, err := ReadSummary(link); err == nil {
 		t.Error("a link read: a log is a file of its own")
+	}
+	if _, err := ReadCommand(link); err == nil {
+		t.Error("a link's command read: a log is a file of its own")
+	}
+	notALog := filepath.Join(dir, "cursor-wrap-3.jsonl")
+	os.WriteFile(notALog, []byte(`{"time":"2026-11-20T09:30:00Z","level":"INFO","msg":"start","pid":1}`+"\n"), 0o600)
+	if _, err := ReadCommand(notALog); !errors.Is(err, ErrNotALog) {
+		t.Errorf("no command first: %v, want ErrNotALog", err)
 	}
 }
 

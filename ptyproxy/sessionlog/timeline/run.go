@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"bufio"
 	"cmp"
 	"os"
 	"path/filepath"
@@ -85,20 +84,8 @@ func resumes(argv []string, id string) bool {
 // commandOf reads a log's first record, the command of its attempt; nil
 // when it is not one.
 func commandOf(path string) *sessionlog.Command {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
-	if err != nil {
-		return nil
-	}
-	_, rec, err := sessionlog.Decode(line)
-	if c, ok := rec.(*sessionlog.Command); ok && err == nil {
-		return c
-	}
-	return nil
+	c, _ := sessionlog.ReadCommand(path)
+	return c
 }
 
 func sameFile(a, b string) bool {
