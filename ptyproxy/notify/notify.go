@@ -61,26 +61,27 @@ func CheckTarget(t string) error {
 }
 
 // Label names a target for logs and messages: a webhook URL carries its
-// secret in the path (Slack's, Discord's) or is the secret (an ntfy
-// topic), so only its scheme and host are shown.
+// secret in the path (Slack's, Discord's), the query (?auth=…) or the
+// fragment, or is the secret (an ntfy topic), so only its scheme and host
+// are shown, then what comes next as "/…", "?…" or "#…".
 func Label(t string) string {
 	scheme, rest, isURL := strings.Cut(t, "://")
-	host, path, hasPath := strings.Cut(rest, "/")
 	if !isURL {
-		scheme, host, path, hasPath = "", scheme, rest, false
-		if h, p, ok := strings.Cut(t, "/"); ok {
-			host, path, hasPath = h, p, true
-		}
+		scheme, rest = "", t
 	}
-	if _, user, ok := strings.Cut(host, "@"); ok {
-		host = user // user:password@host
+	host, more := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host, more = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:] // user:password@host
 	}
 	out := host
 	if isURL {
 		out = scheme + "://" + host
 	}
-	if hasPath && path != "" {
-		out += "/…"
+	if more != "" && more != "/" {
+		out += more[:1] + "…"
 	}
 	return out
 }
