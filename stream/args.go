@@ -7,17 +7,18 @@ import (
 
 // An arg is one parsed command-line argument.
 type arg struct {
-	flag       string // the flag's name ("" for a value or positional)
+	flag       string // the flag's long name ("" for a value or positional)
 	values     []int  // indexes of the flag's values
 	positional bool
 	sub        bool // the subcommand
 	value      bool // a flag's value
 }
 
-// scan walks args the way the agent's option parser would: a value flag
-// takes the next argument unless written flag=value, a variadic flag
-// takes every argument up to the next flag, everything after "--" is
-// positional, and the first positional may be the subcommand.
+// scan walks args the way the agent's option parser would: a flag takes
+// the values its arity in the agent's flag table says (none when written
+// flag=value, and none for a flag the table lacks), everything after "--"
+// is positional, and the first positional may be the subcommand. Every
+// reading of the agent's arguments goes through it.
 func (p *Profile) scan(args []string) []arg {
 	out := make([]arg, len(args))
 	seenPositional := false
@@ -30,23 +31,17 @@ func (p *Profile) scan(args []string) []arg {
 				out[j].positional = true
 			}
 			return out
-		case strings.HasPrefix(a, "-") && a != "-":
+		case isFlag(a):
 			name, _, hasValue := strings.Cut(a, "=")
-			out[i].flag = name
-			if hasValue {
+			out[i].flag = p.flags.canonical(name)
+			f, known := p.flags.lookup(name)
+			if hasValue || !known {
 				continue
 			}
-			switch {
-			case slices.Contains(p.variadicFlags, name):
-				for f := i; i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"); {
-					i++
-					out[i].value = true
-					out[f].values = append(out[f].values, i)
-				}
-			case slices.Contains(p.valueFlags, name) && i+1 < len(args):
-				out[i].values = []int{i + 1}
-				out[i+1].value = true
+			for at := i; i+1 < len(args) && f.Arity.takes(len(out[at].values), args[i+1]); {
 				i++
+				out[i].value = true
+				out[at].values = append(out[at].values, i)
 			}
 		default:
 			if !seenPositional && slices.Contains(p.subcommand, a) {
@@ -58,6 +53,11 @@ func (p *Profile) scan(args []string) []arg {
 		}
 	}
 	return out
+}
+
+// is reports whether name (a scanned flag's long name) is one of flags.
+func (p *Profile) is(name string, flags ...string) bool {
+	return name != "" && slices.ContainsFunc(flags, func(f string) bool { return p.flags.canonical(f) == name })
 }
 
 // idxFlag returns the index of the flag whose value is at i.
@@ -74,7 +74,7 @@ func idxFlag(out []arg, i int) int {
 func (p *Profile) flagValue(args []string, flags ...string) (string, bool) {
 	val, found := "", false
 	for i, a := range p.scan(args) {
-		if a.flag == "" || !slices.Contains(flags, a.flag) {
+		if !p.is(a.flag, flags...) {
 			continue
 		}
 		found = true
@@ -115,13 +115,19 @@ func (p *Profile) Prompt(args []string) string {
 			return v
 		}
 	}
+	return strings.Join(p.Positionals(args), " ")
+}
+
+// Positionals returns the arguments that are neither flags, nor their
+// values, nor the subcommand: the words of the prompt.
+func (p *Profile) Positionals(args []string) []string {
 	var words []string
 	for i, a := range p.scan(args) {
 		if a.positional {
 			words = append(words, args[i])
 		}
 	}
-	return strings.Join(words, " ")
+	return words
 }
 
 // Model returns the model args ask for, "" for the agent's default.
@@ -146,8 +152,8 @@ func (p *Profile) WithModel(args []string, model string) []string {
 			out = append(out, args[i:]...)
 			break
 		}
-		isModel := a.flag != "" && slices.Contains(p.modelFlags, a.flag)
-		ofModel := a.value && slices.Contains(p.modelFlags, scanned[idxFlag(scanned, i)].flag)
+		isModel := p.is(a.flag, p.modelFlags...)
+		ofModel := a.value && p.is(scanned[idxFlag(scanned, i)].flag, p.modelFlags...)
 		if isModel || ofModel {
 			continue
 		}
@@ -270,8 +276,8 @@ func (p *Profile) Resume(args []string, id, prompt string) []string {
 	var out []string
 	scanned := p.scan(args)
 	for i, a := range scanned {
-		isResume := a.flag != "" && a.flag == p.resumeFlag
-		ofResume := a.value && scanned[idxFlag(scanned, i)].flag == p.resumeFlag
+		isResume := p.is(a.flag, p.resumeFlag)
+		ofResume := a.value && p.is(scanned[idxFlag(scanned, i)].flag, p.resumeFlag)
 		if isResume || ofResume || a.positional || a.flag == "--" {
 			continue
 		}

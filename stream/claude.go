@@ -9,24 +9,133 @@ package stream
 // tool_use_id names it; a Task call stays open while its subagent's nested
 // events stream. The terminal event is result.
 var Claude = &Profile{
-	Name:          "claude",
-	Binaries:      []string{"claude"},
-	Install:       "npm install -g @anthropic-ai/claude-code",
-	Parse:         func(l Line) Event { return parseWith(l, readClaude, claudeErrors) },
-	errors:        claudeErrors,
-	questions:     claudeQuestions,
-	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "assistant": Writing},
-	UsageTiming:   UsageAsItGoes,
-	CostTiming:    UsageAtEnd,
-	valueFlags:    []string{"--model", "--output-format", "--input-format", "--resume", "-r", "--session-id", "--permission-mode", "--append-system-prompt", "--system-prompt", "--max-turns", "--fallback-model", "--settings", "--agents"},
-	variadicFlags: []string{"--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config", "--tools", "--betas"},
-	printFlags:    []string{"-p", "--print"},
-	formatFlags:   []string{"--output-format"},
-	streaming:     "stream-json",
-	extra:         []string{"--verbose"}, // stream-json in print mode requires it
-	modelFlags:    []string{"--model"},
-	resumeFlag:    "--resume",
+	Name:        "claude",
+	Binaries:    []string{"claude"},
+	Install:     "npm install -g @anthropic-ai/claude-code",
+	Parse:       func(l Line) Event { return parseWith(l, readClaude, claudeErrors) },
+	errors:      claudeErrors,
+	questions:   claudeQuestions,
+	phases:      map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "assistant": Writing},
+	UsageTiming: UsageAsItGoes,
+	CostTiming:  UsageAtEnd,
+	flags:       claudeFlags,
+	printFlags:  []string{"-p", "--print"},
+	formatFlags: []string{"--output-format"},
+	streaming:   "stream-json",
+	extra:       []string{"--verbose"}, // stream-json in print mode requires it
+	modelFlags:  []string{"--model"},
+	resumeFlag:  "--resume",
 }
+
+// claudeFlags are Claude Code's options: first as `claude --help` prints
+// them (2.1.197, the version scripts/realagents.sh installs and checks
+// this table against), then the ones it takes but hides (hideHelp in the
+// same version's option definitions; --permission-prompt-tool, --max-turns
+// and the system prompt files are in the CLI reference besides).
+var claudeFlags = flagTable(`
+	--add-dir <directories...>
+	--agent <agent>
+	--agents <json>
+	--allow-dangerously-skip-permissions
+	--allowedTools, --allowed-tools <tools...>
+	--append-system-prompt <prompt>
+	--ax-screen-reader
+	--bg, --background
+	--bare
+	--betas <betas...>
+	--brief
+	--chrome
+	-c, --continue
+	--dangerously-skip-permissions
+	-d, --debug [filter]
+	--debug-file <path>
+	--disable-slash-commands
+	--disallowedTools, --disallowed-tools <tools...>
+	--effort <level>
+	--exclude-dynamic-system-prompt-sections
+	--fallback-model <model>
+	--file <specs...>
+	--fork-session
+	--from-pr [value]
+	-h, --help
+	--ide
+	--include-hook-events
+	--include-partial-messages
+	--input-format <format>
+	--json-schema <schema>
+	--max-budget-usd <amount>
+	--mcp-config <configs...>
+	--model <model>
+	-n, --name <name>
+	--no-chrome
+	--no-session-persistence
+	--output-format <format>
+	--permission-mode <mode>
+	--plugin-dir <path>
+	--plugin-url <url>
+	-p, --print
+	--prompt-suggestions [value]
+	--remote-control [name]
+	--remote-control-session-name-prefix <prefix>
+	--replay-user-messages
+	-r, --resume [value]
+	--safe-mode
+	--session-id <uuid>
+	--setting-sources <sources>
+	--settings <file-or-json>
+	--strict-mcp-config
+	--system-prompt <prompt>
+	--tmux
+	--tools <tools...>
+	--verbose
+	-v, --version
+	-w, --worktree [name]
+`, `
+	-d2e, --debug-to-stderr
+	--init
+	--init-only
+	--maintenance
+	--session-mirror
+	--thinking <mode>
+	--thinking-display <display>
+	--max-thinking-tokens <tokens>
+	--max-turns <turns>
+	--task-budget <tokens>
+	--enable-auth-status
+	--permission-prompt-tool <tool>
+	--system-prompt-file <file>
+	--append-system-prompt-file <file>
+	--plan-mode-instructions <instructions>
+	--prefill <text>
+	--deep-link-origin
+	--deep-link-repo <slug>
+	--deep-link-last-fetch <ms>
+	--prefill-b64 <b64>
+	--deep-link-cwd-b64 <b64>
+	--resume-session-at <message id>
+	--reply-on-resume
+	--rewind-files <user-message-id>
+	--workload <tag>
+	--managed-settings <json>
+	--plugin-dir-no-mcp <path>
+	--advisor <model>
+	--enable-auto-mode
+	--channels <servers...>
+	--dangerously-load-development-channels <servers...>
+	--agent-id <id>
+	--agent-name <name>
+	--team-name <name>
+	--agent-color <color>
+	--plan-mode-required
+	--parent-session-id <id>
+	--teammate-mode <mode>
+	--agent-type <type>
+	--sdk-url <url>
+	--teleport [session]
+	--cloud [description|session_id|url]
+	--remote [description|session_id|url]
+	--rc [name]
+`)
 
 // readClaude reads a Claude Code event. Its errors are a result marked
 // is_error, whose text is the error, and an assistant message with an

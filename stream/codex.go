@@ -20,13 +20,57 @@ var Codex = &Profile{
 	phases:        map[string]Phase{"thread.started": SessionOpened, "turn.started": ModelsTurn},
 	UsageTiming:   UsageAtEnd,
 	subcommand:    []string{"exec", "e"},
-	valueFlags:    []string{"-m", "--model", "-c", "--config", "-C", "--cd", "-s", "--sandbox", "-a", "--ask-for-approval", "-p", "--profile", "-o", "--output-last-message", "--output-schema", "--color", "--enable", "--disable", "--add-dir"},
-	variadicFlags: []string{"-i", "--image"},
+	flags:         codexFlags,
 	formatFlags:   []string{"--json"},
 	modelFlags:    []string{"--model"},
 	workspaceFlag: "--cd",
 	resumeSub:     "resume",
 }
+
+// codexFlags are Codex's options as `codex exec --help` and `codex --help`
+// print them (0.169.0, the version scripts/realagents.sh installs and
+// checks this table against; clap's <FILE>... is written <FILE...>), then
+// exec resume's own.
+var codexFlags = flagTable(`
+	-c, --config <key=value>
+	--enable <FEATURE>
+	--disable <FEATURE>
+	--strict-config
+	-i, --image <FILE...>
+	-m, --model <MODEL>
+	--oss
+	--local-provider <OSS_PROVIDER>
+	-p, --profile <CONFIG_PROFILE_V2>
+	-s, --sandbox <SANDBOX_MODE>
+	--approve-for-me
+	--dangerously-bypass-approvals-and-sandbox
+	--dangerously-bypass-hook-trust
+	-C, --cd <DIR>
+	--worktree
+	--add-dir <DIR>
+	--thread-source <SOURCE>
+	--cyber-access-program <PROGRAM>
+	--skip-git-repo-check
+	--trust
+	--ephemeral
+	--ignore-user-config
+	--ignore-rules
+	--output-schema <FILE>
+	--color <COLOR>
+	--json
+	-o, --output-last-message <FILE>
+	-h, --help
+	-V, --version
+	--remote <ADDR>
+	--remote-auth-token-env <ENV_VAR>
+	-a, --ask-for-approval <APPROVAL_POLICY>
+	--search
+	--no-alt-screen
+	--no-daemon
+`, `
+	--last
+	--all
+`)
 
 // codexNotTools are item types that are not tool calls.
 var codexNotTools = []string{"agent_message", "reasoning", "error"}

@@ -18,7 +18,7 @@ var Cursor = &Profile{
 	questions:     cursorQuestions,
 	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "tool_call/completed": ModelsTurn, "thinking": Thinking, "assistant": Writing},
 	UsageTiming:   UsageAtEnd,
-	valueFlags:    []string{"--model", "-m", "--api-key", "--workspace", "--output-format", "--resume", "--mode", "--sandbox", "-H", "--header"},
+	flags:         cursorFlags,
 	printFlags:    []string{"-p", "--print"},
 	formatFlags:   []string{"--output-format"},
 	streaming:     "stream-json",
@@ -27,6 +27,59 @@ var Cursor = &Profile{
 	forceFlags:    []string{"--force", "-f", "--yolo"},
 	resumeFlag:    "--resume",
 }
+
+// cursorFlags are cursor-agent's options: first as its --help prints them
+// (2026.09.28-64d2043, the capture in testdata/cursor-agent-help.txt,
+// which a test holds this table to), then the ones it takes but hides
+// (hideHelp in 2025.11.25's option definitions), older versions' short
+// names (-m, -a in the CLI reference of 2025), and --name, which the
+// public record shows in newer versions than the capture.
+var cursorFlags = flagTable(`
+	-v, --version
+	--api-key <key>
+	-H, --header <header>
+	-e, --endpoint <url>
+	-p, --print
+	--output-format <format>
+	--stream-partial-output
+	--mode <mode>
+	--plan
+	--resume [chatId]
+	--continue
+	--model <model>
+	--list-models
+	-f, --force
+	--yolo
+	--auto-review
+	--sandbox <mode>
+	--approve-mcps
+	--trust
+	--workspace <path-or-name>
+	--add-dir <path>
+	--plugin-dir <path>
+	-w, --worktree [name]
+	--worktree-base <branch>
+	--skip-worktree-setup
+	-h, --help
+`, `
+	--debug
+	--auth-token <token>
+	-k, --insecure
+	--http-version <version>
+	--repo-endpoint <url>
+	--repo-insecure
+	--repo-http-version <version>
+	--printenv
+	--disable-indexing
+	-c, --cloud
+	-b, --background
+	--system-prompt <file>
+	--browser
+	--min-version <version>
+	-m <model>
+	-a <key>
+	-n, --name <name>
+`)
 
 // Parse reads one line of cursor-agent stream-json output. It never fails:
 // a line it cannot read as a JSON object comes back with NotJSON set.

@@ -17,14 +17,49 @@ var Gemini = &Profile{
 	questions:     geminiQuestions,
 	phases:        map[string]Phase{"init": SessionOpened, "tool_result": ModelsTurn},
 	UsageTiming:   UsageAtEnd,
-	valueFlags:    []string{"-p", "--prompt", "-m", "--model", "-o", "--output-format", "-r", "--resume", "--approval-mode", "--session-id", "--session-file", "-i", "--prompt-interactive"},
-	variadicFlags: []string{"--include-directories", "--allowed-tools", "--extensions", "-e", "--allowed-mcp-server-names"},
+	flags:         geminiFlags,
 	printFlags:    []string{"-p", "--prompt"},
 	promptIsValue: true,
 	formatFlags:   []string{"-o", "--output-format"},
 	streaming:     "stream-json",
 	modelFlags:    []string{"--model", "-m"},
 }
+
+// geminiFlags are Gemini CLI's options as `gemini --help` prints them
+// (0.61.0, the version scripts/realagents.sh installs and checks this
+// table against): yargs' [string] and [number] take one value, [array]
+// the values up to the next flag, [boolean] none.
+var geminiFlags = flagTable(`
+	-d, --debug
+	-m, --model <model>
+	-p, --prompt <prompt>
+	-i, --prompt-interactive <prompt>
+	--skip-trust
+	-w, --worktree <name>
+	-s, --sandbox
+	-y, --yolo
+	--approval-mode <mode>
+	--policy <files...>
+	--admin-policy <files...>
+	--acp
+	--experimental-acp
+	--allowed-mcp-server-names <names...>
+	--allowed-tools <tools...>
+	-e, --extensions <extensions...>
+	-l, --list-extensions
+	-r, --resume <session>
+	--session-file <file>
+	--session-id <uuid>
+	--list-sessions
+	--delete-session <index>
+	--include-directories <dirs...>
+	--screen-reader
+	-o, --output-format <format>
+	--raw-output
+	--accept-raw-output-risk
+	-v, --version
+	-h, --help
+`, "")
 
 // readGemini reads a Gemini CLI event. Its errors are an "error" event of
 // severity error (a warning, such as a detected loop, is not one) and a

@@ -20,13 +20,43 @@ var OpenCode = &Profile{
 	UsageTiming:   UsageAsItGoes,
 	CostTiming:    UsageAsItGoes,
 	subcommand:    []string{"run"},
-	valueFlags:    []string{"-m", "--model", "-s", "--session", "--format", "--title", "--dir", "--variant", "--agent", "--file", "-f", "--attach", "--port"},
+	flags:         openCodeFlags,
 	formatFlags:   []string{"--format"},
 	streaming:     "json",
 	modelFlags:    []string{"--model"},
 	workspaceFlag: "--dir",
 	resumeFlag:    "--session",
 }
+
+// openCodeFlags are opencode run's options as `opencode run --help`
+// prints them (1.18.33, the version scripts/realagents.sh installs and
+// checks this table against), read as yargs reads them (see geminiFlags).
+var openCodeFlags = flagTable(`
+	-h, --help
+	-v, --version
+	--print-logs
+	--log-level <level>
+	--pure
+	--command <command>
+	-c, --continue
+	-s, --session <id>
+	--fork
+	--share
+	-m, --model <model>
+	--agent <agent>
+	--format <format>
+	-f, --file <files...>
+	--title <title>
+	--attach <url>
+	-p, --password <password>
+	-u, --username <username>
+	--dir <dir>
+	--port <port>
+	--variant <variant>
+	--thinking
+	-i, --interactive
+	--auto
+`, "")
 
 // readOpenCode reads an opencode event. Its errors are the "error" event:
 // {"error":{"name":"APIError","data":{"message":…,"statusCode":429}}}, or

@@ -92,6 +92,7 @@ func TestEveryProfileFillsEveryPart(t *testing.T) {
 			t.Errorf("%s: want its own questions, then the shared ones last", p.Name)
 		}
 
+		checkFlagRoles(t, p)
 		args := p.Headless([]string{"hello there"}, Direct{Model: "m", Workspace: "/w", Force: true})
 		if p.ModeOf(args) != Events || p.Prompt(args) != "hello there" || p.Model(args) != "m" && len(p.modelFlags) > 0 {
 			t.Errorf("%s: direct mode makes %q: want a headless streaming run of the prompt", p.Name, args)
@@ -151,5 +152,44 @@ func TestAgentsDocTable(t *testing.T) {
 	}
 	if want := "shell-init bash --agents " + strings.Join(ProfileNames(), ","); !strings.Contains(doc, want) {
 		t.Errorf("docs/agents.md should say %q", want)
+	}
+}
+
+// checkFlagRoles: the flags a profile names for what direct mode adds and
+// reads are in its flag table, with the values that role needs.
+func checkFlagRoles(t *testing.T, p *Profile) {
+	t.Helper()
+	if !slices.ContainsFunc(p.flags.list, func(f Flag) bool { return !f.Hidden }) {
+		t.Errorf("%s: no flag table from its --help", p.Name)
+		return
+	}
+	printArity, formatArity := NoValue, OneValue
+	if p.promptIsValue {
+		printArity = OneValue
+	}
+	if p.streaming == "" {
+		formatArity = NoValue
+	}
+	for _, role := range []struct {
+		what  string
+		names []string
+		want  []Arity
+	}{
+		{"print", p.printFlags, []Arity{printArity}},
+		{"format", p.formatFlags, []Arity{formatArity}},
+		{"model", p.modelFlags, []Arity{OneValue}},
+		{"workspace", []string{p.workspaceFlag}, []Arity{OneValue}},
+		{"force", p.forceFlags, []Arity{NoValue}},
+		{"resume", []string{p.resumeFlag}, []Arity{OneValue, OptionalValue}},
+		{"added", p.extra, []Arity{NoValue}},
+	} {
+		for _, name := range role.names {
+			if name == "" {
+				continue
+			}
+			if f, ok := p.flags.lookup(name); !ok || !slices.Contains(role.want, f.Arity) {
+				t.Errorf("%s: its %s flag %s is not in its flag table with %v (%+v)", p.Name, role.what, name, role.want, f)
+			}
+		}
 	}
 }

@@ -31,13 +31,11 @@ type Profile struct {
 	// none, whose cost is never guessed.
 	CostTiming UsageTiming
 
-	// Command line. subcommand must come first for headless runs (codex
-	// exec, opencode run); valueFlags take the next argument unless
-	// written flag=value; variadicFlags take every argument up to the next
-	// flag, as the CLI's parser does.
-	subcommand    []string
-	valueFlags    []string
-	variadicFlags []string
+	// Command line. flags are the agent's options with the values each
+	// takes (flags.go), from its --help; subcommand must come first for
+	// headless runs (codex exec, opencode run).
+	flags      flagSet
+	subcommand []string
 	// printFlags select headless mode. When promptIsValue, the prompt is
 	// the value of a print flag (gemini -p PROMPT).
 	printFlags    []string

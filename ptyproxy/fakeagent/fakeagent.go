@@ -13,6 +13,7 @@ package fakeagent
 
 import (
 	"bufio"
+	"cursor-wrap/stream"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -80,24 +81,10 @@ func (a *agent) resumed() bool {
 	return slices.ContainsFunc(a.argv, func(s string) bool { return s == "--resume" || strings.HasPrefix(s, "--resume=") })
 }
 
-// skipAgentFlags drops the cursor-agent flags a wrapper adds, so the rest
-// of the command line can be steps.
-func skipAgentFlags(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "-p", "--print", "-f", "--force", "--":
-		case "--output-format", "--model", "-m", "--workspace", "--resume", "--api-key", "--mode", "--sandbox":
-			i++
-		default:
-			if strings.HasPrefix(args[i], "--output-format=") || strings.HasPrefix(args[i], "--resume=") {
-				continue
-			}
-			out = append(out, args[i])
-		}
-	}
-	return out
-}
+// skipAgentFlags drops the cursor-agent flags a wrapper adds, and their
+// values, as cursor-agent's flag table reads them, so the rest of the
+// command line can be steps.
+func skipAgentFlags(args []string) []string { return stream.Cursor.Positionals(args) }
 
 func (a *agent) println(s string) {
 	a.out.WriteString(s)
