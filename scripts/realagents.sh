@@ -35,6 +35,10 @@
 # T, P and L are n/a for Gemini CLI: the Gemini API defines no keep-alive in a
 # stream, and the CLI fails on an SSE comment ("Incomplete JSON segment").
 #
+# Before the cases it holds each CLI's flag table (stream/AGENT.go) to the
+# --help of the installed version (scripts/agentflags): a flag the table
+# lacks, or gives other values than --help does, fails the run.
+#
 # It prints a table (agent, case, expected, got, PASS/FAIL) and exits 1 on any
 # FAIL. In `--direct` mode A, B and T expect exit 0 and the captured stream,
 # C and P only expect the CLI to stall (still running, no final event, after
@@ -94,6 +98,15 @@ declare -A version=(
 	[codex]=${CODEX_VERSION:-0.169.0}
 	[gemini]=${GEMINI_VERSION:-0.61.0}
 	[opencode]=${OPENCODE_VERSION:-1.18.33}
+)
+
+# The commands whose --help lists the flags the wrapper reads (see
+# check_flags), separated by |.
+declare -A help_of=(
+	[claude]="--help"
+	[codex]="--help|exec --help"
+	[gemini]="--help"
+	[opencode]="run --help"
 )
 
 # The event stream each CLI prints, one `type[/detail]` per line with repeats
@@ -242,6 +255,36 @@ install_missing() {
 	[[ $failed -eq 0 ]] || die "install failed"
 }
 
+# check_flags holds each CLI's flag table to the --help of its installed
+# version; it returns 1 if any disagrees, after checking them all.
+check_flags() {
+	local agent home cmd words failed=0
+	local -a cmds files
+	local -A checked=()
+	(cd "$repo" && go build -o "$run/agentflags" ./scripts/agentflags) || return 1
+	for agent in "${agents[@]}"; do
+		agent=${cli[$agent]} # codex-ws is codex
+		[[ ! -v checked[$agent] ]] || continue
+		checked[$agent]=1
+		home=$(mktemp -d "$run/help-$agent.XXXXXX")
+		IFS='|' read -ra cmds <<<"${help_of[$agent]}"
+		files=()
+		for cmd in "${cmds[@]}"; do
+			read -ra words <<<"$cmd"
+			files+=("$home/help${#files[@]}.txt")
+			if ! env -i PATH="$PATH" HOME="$home" CODEX_HOME="$home" GEMINI_CLI_NO_RELAUNCH=true \
+				REALAGENTS_RUN="$session.help.$agent" timeout 60 "$(bin_of "$agent")" "${words[@]}" \
+				>"${files[-1]}" 2>&1; then # opencode prints its help on stderr
+				log "$agent: \`$agent $cmd\` failed: $(tail -n 1 "${files[-1]}")"
+				failed=1
+				continue 2
+			fi
+		done
+		"$run/agentflags" "$agent" "${files[@]}" >&2 || failed=1
+	done
+	return "$failed"
+}
+
 # Stops the netns half and whatever the runs started; points at the files
 # of a run that did not pass.
 stop_outer() {
@@ -261,6 +304,8 @@ outer() {
 	mkdir -p "$cache"
 	install_missing
 	run=$(mktemp -d "$cache/run.XXXXXX")
+	local flags=0
+	check_flags || flags=1
 	(cd "$repo" && go build -o "$run/mockmodel" ./scripts/mockmodel)
 	if [[ $direct -eq 0 ]] && ! (cd "$repo" && go build -o "$run/cursor-wrap" .); then
 		die "cursor-wrap does not build; scripts/realagents.sh --direct runs the CLIs alone"
@@ -274,6 +319,10 @@ outer() {
 	local rc=0
 	wait "$child" || rc=$?
 	child=
+	if [[ $flags -ne 0 ]]; then
+		log "FAIL: a flag table disagrees with its CLI's --help (above)"
+		rc=1
+	fi
 	[[ $rc -ne 0 || ${REALAGENTS_KEEP:-0} == 1 ]] || rm -rf "$run"
 	exit "$rc"
 }
