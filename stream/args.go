@@ -259,6 +259,23 @@ func (p *Profile) Headless(args []string, d Direct) []string {
 	return append(add, rest...)
 }
 
+// Resumes reports whether args resume a session by id: the resume flag,
+// or the resume subcommand after the headless one (codex exec resume).
+func (p *Profile) Resumes(args []string) bool {
+	if p.resumeFlag != "" && p.has(args, p.resumeFlag) {
+		return true
+	}
+	for i, a := range p.scan(args) {
+		if a.flag == "--" {
+			return false
+		}
+		if a.positional {
+			return args[i] == p.resumeSub
+		}
+	}
+	return false
+}
+
 // WorkspaceByDir reports whether the agent takes its workspace from its
 // working directory rather than a flag.
 func (p *Profile) WorkspaceByDir() bool { return p.workspaceFlag == "" }

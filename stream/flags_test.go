@@ -171,3 +171,24 @@ func FuzzArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestResumes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    *Profile
+		args []string
+		want bool
+	}{
+		{Codex, []string{"exec", "--json", "resume", "S", "--", "go on"}, true},
+		{Codex, []string{"exec", "--json", "--", "resume"}, false},
+		{Claude, []string{"-p", "-r", "S"}, true},
+		{Claude, []string{"-p", "fix it"}, false},
+		{Cursor, []string{"--resume=S", "-p"}, true},
+		{Cursor, []string{"-p", "--", "--resume"}, false},
+		{Gemini, []string{"-p", "hi"}, false},
+	} {
+		if got := tc.p.Resumes(tc.args); got != tc.want {
+			t.Errorf("%s Resumes(%q) = %v", tc.p.Name, tc.args, got)
+		}
+	}
+}

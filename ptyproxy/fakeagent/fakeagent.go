@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -78,7 +77,7 @@ type agent struct {
 
 // resumed reports whether the command line resumes a session.
 func (a *agent) resumed() bool {
-	return slices.ContainsFunc(a.argv, func(s string) bool { return s == "--resume" || strings.HasPrefix(s, "--resume=") })
+	return stream.Cursor.Resumes(a.argv)
 }
 
 // skipAgentFlags drops the cursor-agent flags a wrapper adds, and their
