@@ -41,6 +41,7 @@ type Config struct {
 	Agent          string
 	AgentBin       string
 	MCP            MCPConfig
+	OTel           OTelConfig
 
 	sources map[string]Source
 }
@@ -53,6 +54,15 @@ type MCPConfig struct {
 	MinHardTimeout time.Duration
 	MaxHardTimeout time.Duration
 	MaxConcurrent  int
+}
+
+// OTelConfig is where the wrapper sends OpenTelemetry traces and metrics
+// (package telemetry): off while no endpoint is set.
+type OTelConfig struct {
+	Endpoint       string   // an OTLP/HTTP collector's base URL
+	Headers        []string // "name=value", sent with each export: secrets
+	CaptureContent bool     // prompts, tool commands and answers go out too
+	FlushTimeout   time.Duration
 }
 
 // A Clamp reports a timeout a caller asked for, moved into the bounds the
@@ -90,6 +100,17 @@ func (s Setting) Flag() string { return strings.ReplaceAll(s.Key, "_", "-") }
 
 // Env returns the setting's environment variable.
 func (s Setting) Env() string { return EnvPrefix + strings.ToUpper(s.Key) }
+
+// Standard returns the variable OpenTelemetry's SDKs read for the same
+// setting, "" if none: it beats the file and loses to the wrapper's own
+// variable and flag.
+func (s Setting) Standard() string { return standardEnv[s.Key] }
+
+var standardEnv = map[string]string{
+	"otel_endpoint":        "OTEL_EXPORTER_OTLP_ENDPOINT",
+	"otel_headers":         "OTEL_EXPORTER_OTLP_HEADERS",
+	"otel_capture_content": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+}
 
 // EnvPrefix starts every environment variable of the wrapper.
 const EnvPrefix = "CURSOR_WRAP_"
@@ -130,6 +151,10 @@ var Settings = []Setting{
 	{"fallback_models", "models a restart after a hang or a rate limit moves to, in turn (--model); comma-separated as a flag or variable", func(c *Config) any { return &c.FallbackModels }},
 	{"agent", "the agent's stream profile; empty picks it from the binary's name", func(c *Config) any { return &c.Agent }},
 	{"agent_bin", "the real agent binary", func(c *Config) any { return &c.AgentBin }},
+	{"otel_endpoint", "an OTLP/HTTP collector's base URL (http://collector:4318): traces and metrics of each run go there; none, none go", func(c *Config) any { return &c.OTel.Endpoint }},
+	{"otel_headers", "headers sent with each export, name=value (an API key); comma-separated as a flag or variable; never shown", func(c *Config) any { return &c.OTel.Headers }},
+	{"otel_capture_content", "send the prompt, tool commands and the answer (secrets masked) with the traces", func(c *Config) any { return &c.OTel.CaptureContent }},
+	{"otel_flush_timeout", "longest wait at exit for traces and metrics still to be sent (at most 1m)", func(c *Config) any { return &c.OTel.FlushTimeout }},
 }
 
 // ToolTimeoutsKey is the table of per-kind budgets for tool calls that
@@ -171,6 +196,7 @@ func DefaultConfig() Config {
 		LogKeep:       200,
 		StdinWait:     3 * time.Second,
 		NotifyOn:      notify.Names(notify.Default),
+		OTel:          OTelConfig{FlushTimeout: 2 * time.Second},
 		MCP: MCPConfig{
 			MinIdleTimeout: 10 * time.Second,
 			MaxIdleTimeout: 30 * time.Minute,
@@ -227,17 +253,26 @@ func (c *Config) Value(key string) string {
 	return ""
 }
 
-// shown is a key's value for the log and the console: webhook URLs hold
-// their secret, so notify's show only their scheme and host.
-func (c *Config) shown(key string) string {
-	if key != "notify" {
-		return c.Value(key)
+// Shown is a key's value for the log and the console: webhook URLs hold
+// their secret, so notify's show only their scheme and host, and
+// otel_headers only their names.
+func (c *Config) Shown(key string) string {
+	switch key {
+	case "notify":
+		labels := make([]string, len(c.Notify))
+		for i, t := range c.Notify {
+			labels[i] = notify.Label(t)
+		}
+		return tomlList(labels)
+	case "otel_headers":
+		names := make([]string, len(c.OTel.Headers))
+		for i, h := range c.OTel.Headers {
+			name, _, _ := strings.Cut(h, "=")
+			names[i] = name + "=[REDACTED]"
+		}
+		return tomlList(names)
 	}
-	labels := make([]string, len(c.Notify))
-	for i, t := range c.Notify {
-		labels[i] = notify.Label(t)
-	}
-	return tomlList(labels)
+	return c.Value(key)
 }
 
 // tomlList writes a list as a TOML array of strings.

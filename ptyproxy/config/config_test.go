@@ -299,3 +299,40 @@ func TestConfigNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestOTelPrecedence: OpenTelemetry's standard variables beat the file and
+// lose to the wrapper's own variable and flag; headers are never shown.
+func TestOTelPrecedence(t *testing.T) {
+	t.Parallel()
+	file := `
+otel_endpoint = "http://file:4318"
+otel_headers = ["authorization=Bearer filesecret"]
+otel_flush_timeout = "5s"
+`
+	c, err := build(t, file, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://std:4318", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OTel.Endpoint != "http://std:4318" || c.Source("otel_endpoint") != FromEnv || !c.OTel.CaptureContent || c.OTel.FlushTimeout != 5*time.Second {
+		t.Errorf("standard variable over the file: %+v", c.OTel)
+	}
+	c, err = build(t, file, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://std:4318", "CURSOR_WRAP_OTEL_ENDPOINT=http://own:4318"}, nil)
+	if err != nil || c.OTel.Endpoint != "http://own:4318" {
+		t.Errorf("the wrapper's variable over the standard one: %q, %v", c.OTel.Endpoint, err)
+	}
+	c, err = build(t, file, []string{"CURSOR_WRAP_OTEL_ENDPOINT=http://own:4318"}, map[string]string{"otel_endpoint": "http://flag:4318"})
+	if err != nil || c.OTel.Endpoint != "http://flag:4318" {
+		t.Errorf("the flag over every variable: %q, %v", c.OTel.Endpoint, err)
+	}
+	if shown := c.Shown("otel_headers"); strings.Contains(shown, "filesecret") || !strings.Contains(shown, "authorization=") {
+		t.Errorf("otel_headers shown as %s", shown)
+	}
+	_, err = build(t, "", []string{"OTEL_EXPORTER_OTLP_ENDPOINT=localhost:4318"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "$OTEL_EXPORTER_OTLP_ENDPOINT=localhost:4318") {
+		t.Errorf("a bad standard variable is named as such: %v", err)
+	}
+	_, err = build(t, `otel_headers = ["Bearer secretvalue"]`, nil, nil)
+	if err == nil || strings.Contains(err.Error(), "secretvalue") {
+		t.Errorf("a header without a name: %v", err)
+	}
+}

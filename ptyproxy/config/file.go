@@ -202,7 +202,20 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		}
 		c.mark(MCPKey+"."+key, FromFile)
 	}
-	envText := map[string]string{}
+	envText, envVar := map[string]string{}, map[string]string{}
+	// OpenTelemetry's standard variables first: the wrapper's own beat them.
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		i := slices.IndexFunc(Settings, func(s Setting) bool { return s.Standard() != "" && s.Standard() == name })
+		if !ok || i < 0 {
+			continue
+		}
+		s := Settings[i]
+		if err := c.set(s, standardValue(s.Key, value), FromEnv); err != nil {
+			return c, &SettingError{"$" + name, err.Error()}
+		}
+		envText[s.Key], envVar[s.Key] = value, name
+	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, EnvPrefix) {
@@ -215,7 +228,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		if err := c.set(s, value, FromEnv); err != nil {
 			return c, &SettingError{"$" + name, err.Error()}
 		}
-		envText[s.Key] = value
+		envText[s.Key], envVar[s.Key] = value, name
 	}
 	for _, key := range slices.Sorted(maps.Keys(flags)) {
 		s, ok := Lookup(key)
@@ -252,7 +265,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		case FromFlag:
 			where = "--" + s.Flag() + " " + flags[inv.Key]
 		case FromEnv:
-			where = "$" + s.Env() + "=" + envText[inv.Key]
+			where = "$" + envVar[inv.Key] + "=" + envText[inv.Key]
 		case FromFile:
 			table, key := "", inv.Key
 			if t, k, ok := strings.Cut(inv.Key, "."); ok {
@@ -263,6 +276,23 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		named = append(named, &SettingError{where, inv.Problem})
 	}
 	return c, errors.Join(named...)
+}
+
+// standardValue is the value of a setting's standard variable as the
+// setting reads it: the content-capture switch of OpenTelemetry's
+// generative-AI instrumentations also takes where the content goes, and
+// every place but none means some.
+func standardValue(key, value string) string {
+	if key != "otel_capture_content" {
+		return value
+	}
+	switch strings.ToLower(value) {
+	case "span_only", "event_only", "span_and_event":
+		return "true"
+	case "no_content", "":
+		return "false"
+	}
+	return value
 }
 
 // unjoin flattens errors.Join trees.
@@ -293,14 +323,14 @@ func Diff(old, new Config, file File) (changes []Change, pinned []string) {
 	fileOnly, _ := Build(file, nil, nil) // Valid: new was built from it.
 	for _, key := range Keys() {
 		if old.Value(key) != new.Value(key) {
-			changes = append(changes, Change{Key: key, Old: old.shown(key), New: new.shown(key)})
+			changes = append(changes, Change{Key: key, Old: old.Shown(key), New: new.Shown(key)})
 		}
 		src := new.Source(key)
 		if src != FromEnv && src != FromFlag {
 			continue
 		}
 		if _, inFile := file.values[key]; inFile && fileOnly.Value(key) != new.Value(key) {
-			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by the %s", key, fileOnly.shown(key), new.shown(key), src))
+			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by the %s", key, fileOnly.Shown(key), new.Shown(key), src))
 		}
 	}
 	return changes, pinned

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +63,7 @@ func (c *Config) Validate() error {
 			bad("notify_on", "%q is not one of %s%s", e, strings.Join(names, ", "), didYouMean(e, names))
 		}
 	}
+	c.validateOTel(bad)
 	m := c.MCP
 	if m.MinIdleTimeout <= 0 || m.MinIdleTimeout > m.MaxIdleTimeout {
 		bad("mcp.min_idle_timeout", "must be positive and no more than max_idle_timeout (%v)", m.MaxIdleTimeout)
@@ -93,4 +95,25 @@ func targetHint(t string) string {
 		return fmt.Sprintf(" (did you mean %q?)", notify.Label("https://"+t))
 	}
 	return didYouMean(t, []string{notify.Desktop})
+}
+
+// validateOTel checks the otel_ settings: a URL the exporter can send to,
+// headers it can send, a flush that ends.
+func (c *Config) validateOTel(bad func(key, format string, a ...any)) {
+	o := c.OTel
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("otel_endpoint", "%q is not an http:// or https:// URL, like http://localhost:4318", o.Endpoint)
+		}
+	}
+	for i, h := range o.Headers {
+		if name, _, ok := strings.Cut(h, "="); !ok || strings.TrimSpace(name) == "" {
+			// It may be a secret: it is not shown.
+			bad("otel_headers", "header %d of %d is not name=value", i+1, len(o.Headers))
+		}
+	}
+	if o.FlushTimeout <= 0 || o.FlushTimeout > time.Minute {
+		bad("otel_flush_timeout", "%v is not more than 0 and at most 1m", o.FlushTimeout)
+	}
 }

@@ -39,8 +39,19 @@ func New(args, env []string) *Redactor {
 		}
 	}
 	for _, kv := range env {
-		if name, v, ok := strings.Cut(kv, "="); ok && secretName(name) {
+		name, v, ok := strings.Cut(kv, "=")
+		switch {
+		case ok && secretName(name):
 			r.add(v)
+		case ok && headersName(name):
+			// name=value,name=value: each value may be a key, and the
+			// values are what shows up elsewhere (a curl in a tool call).
+			r.add(v)
+			for _, h := range strings.Split(v, ",") {
+				if _, hv, ok := strings.Cut(h, "="); ok {
+					r.add(strings.TrimSpace(hv))
+				}
+			}
 		}
 	}
 	return r
@@ -93,6 +104,14 @@ func secretName(name string) bool {
 		}
 	}
 	return false
+}
+
+// headersName reports whether an environment variable holds OTLP export
+// headers (OTEL_EXPORTER_OTLP_HEADERS, its per-signal forms, the wrapper's
+// CURSOR_WRAP_OTEL_HEADERS): an API key travels in them.
+func headersName(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasSuffix(n, "_HEADERS") && (strings.HasPrefix(n, "OTEL_EXPORTER_OTLP_") || n == "CURSOR_WRAP_OTEL_HEADERS")
 }
 
 // loggedEnv are the variables whose values a command record keeps: what a

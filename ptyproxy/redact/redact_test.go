@@ -53,3 +53,15 @@ func TestSecretName(t *testing.T) {
 		}
 	}
 }
+
+// TestOTLPHeaders: each value of the OTLP export headers is a secret,
+// wherever it shows up.
+func TestOTLPHeaders(t *testing.T) {
+	t.Parallel()
+	r := New(nil, []string{"OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=hcteamkey123,dataset=runs01", "OTEL_EXPORTER_OTLP_TRACES_HEADERS=api-key=tracekey456"})
+	in := `curl -H "x-honeycomb-team: hcteamkey123" -H "api-key: tracekey456"`
+	want := `curl -H "x-honeycomb-team: [REDACTED]" -H "api-key: [REDACTED]"`
+	if got := string(r.Redact([]byte(in))); got != want {
+		t.Errorf("Redact(%s)\n got %s\nwant %s", in, got, want)
+	}
+}
