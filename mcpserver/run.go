@@ -94,6 +94,9 @@ func (r *run) execute() {
 	res, err := r.job.Run(r.ctx)
 	leave()
 	stopWarner()
+	for _, w := range res.Telemetry {
+		r.console.Warn(w)
+	}
 	if err != nil {
 		r.console.Warn("cannot start the agent: " + err.Error())
 		f := failed(codeStart, kindStart, err.Error(), checkInstall)

@@ -81,6 +81,7 @@ func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, in runInpu
 	r.job = &job.Job{
 		Cmd: cmd, Live: s.opts.Live, IO: ptyproxy.IO{Stdout: r.out, Stderr: r.stderr}, Console: s.opts.Console,
 		Call: &r.lim, NoRestart: true, OnStatus: r.onStatus, OnEvent: r.onEvent, OnSession: r.onSession,
+		TraceParent: traceParent(req),
 	}
 	r.ctx, r.cancel = context.WithCancelCause(s.base)
 	if !s.reg.add(r) {
@@ -251,4 +252,14 @@ func (s *Server) cancelAgent(ctx context.Context, _ *mcp.CallToolRequest, in run
 		res.Content[0] = &mcp.TextContent{Text: what + tc.Text}
 	}
 	return res, nil, nil
+}
+
+// traceParent is the caller's place in a trace, as MCP clients that trace
+// send it: params._meta.traceparent; "" for none.
+func traceParent(req *mcp.CallToolRequest) string {
+	if req.Params == nil {
+		return ""
+	}
+	tp, _ := req.Params.Meta["traceparent"].(string)
+	return tp
 }

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds cursor-wrap and cursor-wrap-mcp (the server `cursor-wrap mcp` runs)
+# Builds cursor-wrap, cursor-wrap-mcp (the server `cursor-wrap mcp` runs)
+# and cursor-wrap-otel (the OpenTelemetry exporter a run starts when export
+# is configured)
 # with the local Go toolchain, installs them into $PREFIX (default
 # ~/.local/bin) and adds one line to the startup file of the shell in $SHELL.
 # The line defines cursor-agent and agent to run through the wrapper; it
@@ -56,6 +58,7 @@ esac
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$prefix/cursor-wrap
 mcp=$prefix/cursor-wrap-mcp
+otel=$prefix/cursor-wrap-otel
 # The marker rides on the line itself, so removal matches whole lines only.
 marker='# added by cursor-wrap scripts/install.sh'
 # created ends the line in a file the script created, so that --uninstall
@@ -198,7 +201,7 @@ left_behind() {
 if [ "$uninstall" = 1 ]; then
 	left=$(left_behind)
 	failed=0
-	for f in "$bin" "$mcp"; do
+	for f in "$bin" "$mcp" "$otel"; do
 		if [ -e "$f" ]; then
 			rm -f "$f"
 			echo "removed $f"
@@ -254,12 +257,13 @@ else
 	# Built aside first: a failed build changes nothing. Without cgo: a
 	# static binary starts 5 ms sooner (no dynamic loader, no libc threads)
 	# and needs nothing of C (net's resolver is Go's own).
-	(cd "$repo" && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap" . && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap-mcp" ./mcpserver/cmd/cursor-wrap-mcp)
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap" . && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap-mcp" ./mcpserver/cmd/cursor-wrap-mcp &&
+		CGO_ENABLED=0 go build -o "$tmp/cursor-wrap-otel" ./ptyproxy/telemetry/cmd/cursor-wrap-otel)
 	if [ ! -d "$prefix" ]; then
 		mkdir -p "$prefix"
 		echo "created $prefix"
 	fi
-	for name in cursor-wrap cursor-wrap-mcp; do
+	for name in cursor-wrap cursor-wrap-mcp cursor-wrap-otel; do
 		# A rename in the same directory: a running wrapper keeps its file.
 		cp "$tmp/$name" "$prefix/.$name.new"
 		mv -f "$prefix/.$name.new" "$prefix/$name"

@@ -59,6 +59,10 @@ type Job struct {
 	// Tap also receives every record of the session logs, redacted (the
 	// demo narrates from them).
 	Tap io.Writer
+	// TraceParent is the caller's place in a trace (W3C traceparent:
+	// $TRACEPARENT, an MCP call's _meta.traceparent), the parent of the
+	// run's span when traces are exported; "" for none.
+	TraceParent string
 
 	setup   sync.Once
 	redact  *redact.Redactor
@@ -67,6 +71,7 @@ type Job struct {
 	log     *sessionlog.File // the running attempt's
 	notes   notices          // notify.go
 	spent   stream.Tally     // over the attempts, each adding its total
+	export  export           // telemetry.go
 }
 
 // Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds,
@@ -93,13 +98,12 @@ type Result struct {
 	// Spent is what the agent reported it spent over the run's attempts
 	// so far, nil when it reported nothing (which is not 0).
 	Spent *stream.Usage
+	// Telemetry says what was not exported, and why (in the log too).
+	Telemetry []string
 }
 
-// Run runs attempts until one ends without a hang or the restarts are
-// used up. The error is for an agent that could not be started
-// (StartStatus maps it); everything after is in the Result.
-func (j *Job) Run(ctx context.Context) (Result, error) {
-	j.init()
+// run runs the attempts (see Run).
+func (j *Job) run(ctx context.Context) (Result, error) {
 	cfg := j.Live.Config()
 	// Housekeeping runs beside the agent's start, not before it.
 	go func() {
@@ -240,8 +244,10 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	if j.Tap != nil {
 		sink = io.MultiWriter(logFile, j.Tap)
 	}
-	rec := sessionlog.NewRecorder(sink, j.redact)
-	rec.Write(j.commandRecord(run, n, args))
+	rec := sessionlog.NewRecorder(j.telemetrySink(sink), j.redact)
+	command := j.commandRecord(run, n, args)
+	env := j.traced(&command)
+	rec.Write(command)
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
@@ -259,7 +265,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	out, err := ptyproxy.Run(ctx, ptyproxy.Options{
 		Path:        j.Cmd.Path,
 		Args:        args,
-		Env:         j.Cmd.Env,
+		Env:         env,
 		Dir:         j.Cmd.Dir,
 		IO:          stdio,
 		Parse:       j.parse(),
@@ -332,8 +338,10 @@ func (j *Job) endedWaiting(res Result) {
 	if res.LogPath == "" {
 		return
 	}
+	exit := exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), j.clock().Now())
+	j.toTelemetry(exit)
 	// A log that cannot take it was reported when it failed.
-	_ = sessionlog.Append(res.LogPath, j.redact, exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), j.clock().Now()))
+	_ = sessionlog.Append(res.LogPath, j.redact, exit)
 }
 
 // parse is the command's output parser, with OnEvent told of each event.

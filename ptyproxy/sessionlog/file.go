@@ -214,7 +214,7 @@ func (l *File) loop() {
 		l.mu.Unlock()
 
 		if dropped > 0 {
-			if l.write(encode(time.Now(), logDropped{Records: dropped})) == nil {
+			if l.write(encode(time.Now(), LogDropped{Records: dropped})) == nil {
 				l.mu.Lock()
 				l.dropped -= dropped
 				l.mu.Unlock()

@@ -54,6 +54,20 @@ type Command struct {
 	IdleTimeout string  `json:"idle_timeout,omitempty"`
 	HardTimeout string  `json:"hard_timeout,omitempty"`
 	Clamped     []Clamp `json:"clamped,omitempty"`
+	// Trace is the attempt's place in the run's trace, when traces are
+	// exported: absent otherwise.
+	Trace *Trace `json:"trace,omitempty"`
+}
+
+// Trace places an attempt in its run's trace (W3C trace context, hex).
+type Trace struct {
+	// TraceParent is what the agent receives in $TRACEPARENT: the trace
+	// and the attempt's span, under which the agent's own spans go.
+	TraceParent string `json:"traceparent"`
+	RunSpan     string `json:"run_span"` // the run's span, the attempts' parent
+	// Parent is the caller's span ($TRACEPARENT, an MCP call's
+	// _meta.traceparent), the run's parent; "" for a run of its own.
+	Parent string `json:"parent_span,omitempty"`
 }
 
 // Clamp is a caller's value held to a bound of the config: a call's
@@ -215,6 +229,14 @@ type NotifyFailed struct {
 	Tries  int    `json:"tries"`
 }
 
+// TelemetryFailed is traces or metrics of the run that the collector did
+// not take: written beside the run, after its end, like a notification's.
+type TelemetryFailed struct {
+	record
+	Signal string `json:"signal"` // traces, metrics, or both
+	Error  string `json:"error"`
+}
+
 // Exit is how the attempt ended: its last record.
 type Exit struct {
 	record
@@ -271,8 +293,9 @@ type AgentErrorRecord struct {
 	RetryAfterMS int64  `json:"retry_after_ms,omitempty"`
 }
 
-// logDropped counts records the log could not keep.
-type logDropped struct {
+// LogDropped counts records the log could not keep (or, in the records
+// handed to the exporter, that it could not take in time).
+type LogDropped struct {
 	record
 	Records int `json:"records"`
 }
@@ -319,6 +342,8 @@ const (
 	MsgKill         = "kill"
 	MsgNotifySent   = "notify_sent"
 	MsgUsage        = "usage"
+	// MsgTelemetryFailed is what doctor looks for.
+	MsgTelemetryFailed = "telemetry_failed"
 )
 
 // kinds is the log's schema: every record type with its msg, its level,
@@ -353,9 +378,12 @@ var kinds = []kind{
 	besideRun(of[NotifyFailed]("notify_failed", slog.LevelWarn, func(r *NotifyFailed) string {
 		return fmt.Sprintf("%s to %s: %s", r.Event, r.Target, r.Error)
 	})),
+	besideRun(of[TelemetryFailed](MsgTelemetryFailed, slog.LevelWarn, func(r *TelemetryFailed) string {
+		return r.Signal + " not exported: " + r.Error
+	})),
 	of[UsageRecord](MsgUsage, slog.LevelInfo, nil),
 	of[Exit]("exit", slog.LevelInfo, nil),
-	of[logDropped]("log_dropped", slog.LevelWarn, func(r *logDropped) string { return fmt.Sprintf("%d records", r.Records) }),
+	of[LogDropped]("log_dropped", slog.LevelWarn, func(r *LogDropped) string { return fmt.Sprintf("%d records", r.Records) }),
 	of[AgentErrorRecord]("agent_error", slog.LevelError, func(r *AgentErrorRecord) string { return r.Kind + ": " + r.Message }),
 }
 

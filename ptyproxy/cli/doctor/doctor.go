@@ -84,7 +84,7 @@ func Run(env *cli.Env, args []string) int {
 		var set []string
 		for _, key := range config.Keys() {
 			if src := cfg.Source(key); src != config.FromDefault {
-				set = append(set, fmt.Sprintf("%s=%s (%s)", key, cfg.Value(key), src))
+				set = append(set, fmt.Sprintf("%s=%s (%s)", key, cfg.Shown(key), src))
 			}
 		}
 		check(true, "config: "+path+" is valid; set: "+orNone(strings.Join(set, ", ")), "")
@@ -136,6 +136,7 @@ func Run(env *cli.Env, args []string) int {
 	check(err == nil, "pseudo-terminals can be opened", fmt.Sprintf("%v: %s", err, ptyFix))
 
 	check(ptyproxy.ProbeCheck())
+	checkTelemetry(check, warn, cfg)
 	if !ok {
 		return 1
 	}

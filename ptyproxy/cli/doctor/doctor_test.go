@@ -62,3 +62,29 @@ func TestDoctorInProcess(t *testing.T) {
 		t.Errorf("--shel: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestDoctorTelemetry: doctor says a protocol that is not linked, and the
+// export failure the newest run's log records.
+func TestDoctorTelemetry(t *testing.T) {
+	logDir := t.TempDir()
+	log := filepath.Join(logDir, "cursor-wrap-1700000000000-s1.jsonl")
+	rec := `{"time":"2026-11-25T10:00:00Z","level":"WARN","msg":"telemetry_failed","signal":"traces","error":"connection refused"}` + "\n"
+	if err := os.WriteFile(log, []byte(`{"time":"2026-11-25T10:00:00Z","level":"INFO","msg":"command","attempt":1}`+"\n"+rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=doctorsecret")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "grpc")
+	stdout, _, _ := run("--shell", "tcsh", "--log-dir", logDir)
+	for _, want := range []string{
+		"✗ telemetry: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL=grpc is not supported: only OTLP over HTTP (http/protobuf) is linked; metrics are not exported",
+		"telemetry: the newest run that failed to export (cursor-wrap-1700000000000-s1.jsonl): traces not exported: connection refused",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "doctorsecret") {
+		t.Errorf("doctor shows the headers:\n%s", stdout)
+	}
+}

@@ -90,6 +90,7 @@ func Run(env *cli.Env, args []string) int {
 		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level()),
 		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
 			Stops: ptyproxy.JobStops(), Terminal: jobTerminal{stderr, getSize}},
+		TraceParent: os.Getenv("TRACEPARENT"), // as CI systems and orchestrators pass it
 	}
 	// A stdin that is not a terminal holds the prompt, or context beside a
 	// prompt in the args (as Claude Code, Codex and Gemini CLI read it):
@@ -118,6 +119,14 @@ func Run(env *cli.Env, args []string) int {
 		j.Logger().Debug(cmd.Summary(res))
 	} else {
 		j.Logger().Info(cmd.Summary(res))
+	}
+	if n := len(res.Telemetry); n > 0 && !o.Alias {
+		// One line at most; the log has each.
+		line := res.Telemetry[0]
+		if n > 1 {
+			line += fmt.Sprintf(" (and %d more in the session log)", n-1)
+		}
+		j.Logger().Warn(line)
 	}
 	if next := cmd.NextStep(res, inspectCommand(env, res.LogPath)); next != "" {
 		j.Logger().Info(next)
