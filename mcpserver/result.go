@@ -214,10 +214,10 @@ func withField(obj json.RawMessage, key string, v any) json.RawMessage {
 func (r *run) result(res job.Result) *final {
 	out, logPath := res.Outcome, res.LogPath
 	lines, last := r.out.result()
-	status := r.job.Cmd.Status(out)
+	status := res.End.Status
 	took := out.Ended.Sub(out.Started)
 	if (out.Cause == ptyproxy.Exited || out.Cause == ptyproxy.Overdue) && out.Done && status == 0 {
-		return r.answered(out, logPath, took, res.Spent)
+		return r.answered(res, took)
 	}
 	f := &failure{
 		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: r.lim.Clamped,
@@ -260,7 +260,7 @@ func (r *run) result(res job.Result) *final {
 		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", r.cancelWhy(), watchdog.Round(took))
 	default:
 		f.Code, f.Kind = codeExit, kindExit
-		f.Message = exitMessage(out, status, f.Partial.StderrTail)
+		f.Message = exitMessage(out, res.End, f.Partial.StderrTail)
 	}
 	f.Suggestions = r.suggest(f)
 	return r.failure(f)
@@ -272,10 +272,11 @@ const maxAnswer = 256 << 10
 
 // answered is the result of a run whose agent gave its answer: the answer
 // as text, then one line for the caller's bookkeeping.
-func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration, spent *stream.Usage) *final {
+func (r *run) answered(res job.Result, took time.Duration) *final {
+	out, logPath, spent := res.Outcome, res.LogPath, res.Spent
 	s := &success{
 		RunID: r.id, State: stateFinished,
-		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: r.job.Cmd.Status(out),
+		SessionID: out.SessionID, DurationMS: took.Milliseconds(), ToolCalls: out.ToolCalls, ExitStatus: res.End.Status,
 		LogPath: logPath, IdleTimeout: r.lim.Idle.String(), HardTimeout: r.lim.Hard.String(), Clamped: r.lim.Clamped,
 		Usage: job.SpentOf(spent),
 	}
@@ -299,13 +300,14 @@ func (r *run) answered(out ptyproxy.Outcome, logPath string, took time.Duration,
 	return &final{state: stateFinished, phase: stateFinished, content: content, structured: r.seal(s)}
 }
 
-func exitMessage(out ptyproxy.Outcome, status int, stderr string) string {
+func exitMessage(out ptyproxy.Outcome, end job.End, stderr string) string {
 	var s string
 	switch {
 	case out.Done:
-		s = fmt.Sprintf("The agent answered but exited with status %d.", status)
+		s = fmt.Sprintf("The agent answered but exited with status %d.", end.Status)
 	case out.ExitSignal != 0:
-		s = fmt.Sprintf("The agent was killed by %s before it gave a result.", out.ExitSignal)
+		// By its name: a syscall.Signal prints as "killed".
+		s = fmt.Sprintf("The agent was killed by %s before it gave a result.", ptyproxy.SignalName(out.ExitSignal))
 	default:
 		s = fmt.Sprintf("The agent exited with status %d without giving a result.", out.ExitCode)
 	}

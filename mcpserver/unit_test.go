@@ -10,10 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 )
 
@@ -244,5 +247,26 @@ func TestCutBytes(t *testing.T) {
 	t.Parallel()
 	if got := cutBytes("aé", 2); got != "a" {
 		t.Errorf("cutBytes %q", got)
+	}
+}
+
+// TestExitMessage: an agent that exited without an answer is said so with
+// its status, or the signal that killed it by its name ("killed by
+// killed" was a syscall.Signal printed with %s).
+func TestExitMessage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		out  ptyproxy.Outcome
+		end  job.End
+		want string
+	}{
+		{ptyproxy.Outcome{ExitCode: -1, ExitSignal: syscall.SIGKILL}, job.End{Status: 137, Signal: "SIGKILL"},
+			`The agent was killed by SIGKILL before it gave a result. Its last line on stderr: "oom".`},
+		{ptyproxy.Outcome{ExitCode: 3}, job.End{Status: 3}, `The agent exited with status 3 without giving a result. Its last line on stderr: "oom".`},
+		{ptyproxy.Outcome{Done: true, ExitCode: 2}, job.End{Status: 2}, `The agent answered but exited with status 2. Its last line on stderr: "oom".`},
+	} {
+		if got := exitMessage(tc.out, tc.end, "oom\n"); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.out, got, tc.want)
+		}
 	}
 }

@@ -168,7 +168,8 @@ const (
 )
 
 func (c Cause) String() string {
-	return [...]string{"exited", "hung", "overdue", "interrupted", "downstream_closed", "cancelled", "waiting_on_person", "over_budget"}[c]
+	return [...]string{sessionlog.CauseExited, sessionlog.CauseHung, sessionlog.CauseOverdue, sessionlog.CauseInterrupted,
+		sessionlog.CauseDownstream, sessionlog.CauseCancelled, sessionlog.CausePerson, sessionlog.CauseBudget}[c]
 }
 
 // Outcome is what happened to one attempt.

@@ -37,7 +37,7 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 	env := append(os.Environ(),
 		"CURSOR_WRAP_LOG="+res.LogPath,
 		"CURSOR_WRAP_SESSION_ID="+res.SessionID,
-		"CURSOR_WRAP_EXIT="+strconv.Itoa(j.Cmd.Status(res.Outcome)))
+		"CURSOR_WRAP_EXIT="+strconv.Itoa(res.End.Status))
 	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
 	defer cancel()
 	cmd := reaper.CommandContext(ctx, "/bin/sh", "-c", command)

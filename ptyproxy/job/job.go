@@ -2,10 +2,10 @@
 // for it (the wrapper command, its restarts, the demo, the MCP server):
 // resolving the command (agent binary, profile, environment, headless
 // arguments), one attempt (its session log and records, ptyproxy.Run,
-// on_hang, notifications), restarts, and the exit-status policy, with the
-// words that report a run and the list of past sessions. A running attempt
-// follows the configuration: job turns each config.Update into a
-// ptyproxy.Reload.
+// on_hang, notifications), the restart policy, and the exit-status policy
+// (how each attempt ended, computed once), with the words that report a
+// run. A running attempt follows the configuration: job turns each
+// config.Update into a ptyproxy.Reload with its finished record.
 package job
 
 import (
@@ -90,6 +90,10 @@ type Limits struct {
 // the agent's final answer.
 type Result struct {
 	ptyproxy.Outcome
+	// End is how the run ended, as its exit record says: the status the
+	// wrapper exits with, the cause, its kind, the signal; zero for an
+	// agent that could not be started.
+	End      sessionlog.End
 	LogPath  string
 	Attempts int
 	// Model is the model the last attempt asked for, when it was one of
@@ -164,7 +168,7 @@ func (j *Job) run(ctx context.Context) (Result, error) {
 				if sig == nil {
 					res.Cause = ptyproxy.Cancelled
 				}
-				j.endedWaiting(res)
+				res = j.endedWaiting(res)
 				j.ended(res, nil)
 				return res, nil
 			}
@@ -284,6 +288,9 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		OnStatus:    warn.status,
 	})
 	res := Result{Outcome: out, LogPath: logFile.Path(), Attempts: n, Spent: j.spend(out.Usage)}
+	if err == nil {
+		res.End = j.Cmd.End(out, n, run)
+	}
 	if m := j.Cmd.Profile.Model(args); m != j.Cmd.Profile.Model(j.Cmd.Args) {
 		res.Model = m
 	}
@@ -308,20 +315,19 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		j.notify(notify.Hang, res, res.Reason.Describe())
 		j.onHang(j.Live.Config().OnHang, res, rec)
 	}
-	status := j.Cmd.Status(out)
-	if status != 0 {
+	if res.End.Status != 0 {
 		// A failed run's log must survive a crash of the machine too: it
 		// is what explains the failure.
 		defer logFile.Sync()
 	}
-	rec.Write(exitRecord(out, status, out.Ended))
+	rec.Write(exitRecord(res, out.Ended))
 	return res, nil
 }
 
-// exitRecord is the exit record of an attempt whose run ended, with status,
-// at end.
-func exitRecord(out ptyproxy.Outcome, status int, end time.Time) sessionlog.Exit {
-	exit := sessionlog.Exit{Cause: out.Cause.String(), Status: status, DurationMS: end.Sub(out.Started).Milliseconds(),
+// exitRecord is the exit record of the attempt of res, which ended at end.
+func exitRecord(res Result, end time.Time) sessionlog.Exit {
+	out := res.Outcome
+	exit := sessionlog.Exit{End: res.End, DurationMS: end.Sub(out.Started).Milliseconds(),
 		Lines: out.Lines, ToolCalls: out.ToolCalls, LongestSilenceMS: out.LongestSilence.Milliseconds()}
 	if out.Usage != nil {
 		u := sessionlog.UsageOf(*out.Usage)
@@ -330,18 +336,21 @@ func exitRecord(out ptyproxy.Outcome, status int, end time.Time) sessionlog.Exit
 	return exit
 }
 
-// endedWaiting records, in the log of the attempt before it, a run that
-// ended while it waited to restart: that attempt's exit record says how
-// the attempt ended (hung, say), and sessions, report and inspect read a
-// log's last exit record as how the run ended, here an interruption.
-func (j *Job) endedWaiting(res Result) {
+// endedWaiting ends res, a run that ended while it waited to restart, and
+// records it in the log of the attempt before: that attempt's exit record
+// says how the attempt ended (hung, say), and sessions, report and inspect
+// read a log's last exit record as how the run ended, here an
+// interruption.
+func (j *Job) endedWaiting(res Result) Result {
+	res.End = j.Cmd.End(res.Outcome, res.Attempts, res.End.Run)
 	if res.LogPath == "" {
-		return
+		return res
 	}
-	exit := exitRecord(res.Outcome, j.Cmd.Status(res.Outcome), j.clock().Now())
+	exit := exitRecord(res, j.clock().Now())
 	j.toTelemetry(exit)
 	// A log that cannot take it was reported when it failed.
 	_ = sessionlog.Append(res.LogPath, j.redact, exit)
+	return res
 }
 
 // parse is the command's output parser, with OnEvent told of each event.

@@ -48,7 +48,7 @@ func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	}
 	if p := j.Cmd.Profile; p != nil {
 		m.Agent = p.Name
-		m.Prompt = promptStart(p.Prompt(j.Cmd.Args))
+		m.Prompt = sessionlog.PromptStart(p.Prompt(j.Cmd.Args))
 		if res.SessionID != "" && p.CanResume() {
 			m.Resume = resumeCommand(p, j.Cmd.Args, res.SessionID, cfg.RestartPrompt)
 		}
@@ -127,15 +127,6 @@ func (w *warner) status(st ptyproxy.Status) {
 		}()
 	}
 	w.warned = warn
-}
-
-// promptWords bounds the prompt's start shown in a notification or a
-// sessions line.
-const promptWords = 60
-
-// promptStart returns the first words of a prompt, on one line.
-func promptStart(prompt string) string {
-	return stream.Cut(stream.Display(prompt), promptWords)
 }
 
 // resumeCommand is the wrapper command that resumes session id, as a

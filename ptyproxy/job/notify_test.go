@@ -87,7 +87,7 @@ func TestNotifyEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := j.Run(ctx)
-	if err != nil || res.Attempts != 2 || j.Cmd.Status(res.Outcome) != 0 {
+	if err != nil || res.Attempts != 2 || res.End.Status != 0 {
 		t.Fatalf("run: %+v, %v", res, err)
 	}
 	res.AgentError = &stream.AgentError{Kind: stream.RateLimit, Message: "the agent's provider is rate-limiting requests"}

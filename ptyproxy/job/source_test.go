@@ -17,7 +17,6 @@ var wallClock = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc",
 // ownClock are the functions of this package that may read the system's
 // clock themselves, and why.
 var ownClock = map[string]string{
-	"sessions": "the list of past sessions, read outside any run: a running one's duration is up to the reader's now",
 	"readableWithin": "a deadline on a file, which the kernel's poll keeps on the system clock, " +
 		"as ptyproxy's drain of the PTY does",
 }

@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -28,16 +29,45 @@ const (
 	ExitUpdate    = 84
 	// ExitPerson: the agent asked what only a person can answer (trust,
 	// a login, [y/N]); the wrapper stopped it, or it gave up.
-	ExitPerson = 85
+	ExitPerson = sessionlog.StatusPerson
 	// ExitBudget: the agent reported more than max_tokens or max_cost_usd
 	// allows, and the wrapper stopped it.
-	ExitBudget = 86
+	ExitBudget = sessionlog.StatusBudget
 	// exitNoResult flags a direct stream-json run whose agent exited 0
 	// without its result.
 	exitNoResult = 1
 )
 
-// Status is the exit status of an attempt of c that ended as out. It is
+// End is how attempt n of the run called run, an attempt of c that ended
+// as out, ended: its exit status (status), cause, kind and signal. It is
+// computed once, when the attempt ends: the result carries it, the exit
+// record holds it, and whoever exits, answers or notifies with a status
+// reads it there.
+func (c Command) End(out ptyproxy.Outcome, n int, run string) sessionlog.End {
+	e := sessionlog.End{Cause: out.Cause.String(), Status: c.status(out), Attempt: n, Run: run}
+	switch out.Cause {
+	case ptyproxy.Hung:
+		e.Kind = out.Reason.Kind
+	case ptyproxy.OverBudget:
+		e.Kind = out.Reason.Budget
+	case ptyproxy.Exited:
+		switch {
+		case e.Status == ExitPerson && out.Question != nil:
+			e.Kind = sessionlog.KindQuestion
+		case e.Status != 0 && out.AgentError != nil:
+			e.Kind = string(out.AgentError.Kind)
+		}
+	}
+	switch {
+	case out.Cause == ptyproxy.Interrupted && out.Signal != nil:
+		e.Signal = ptyproxy.SignalName(out.Signal)
+	case out.ExitSignal != 0:
+		e.Signal = ptyproxy.SignalName(out.ExitSignal)
+	}
+	return e
+}
+
+// status is the exit status of an attempt of c that ended as out. It is
 // the agent's own (128+n when a signal n ended it, as a shell reports it),
 // except where the wrapper acted: 124 for a hang; 85 when the agent asked
 // what only a person can answer and was stopped; 86 when it passed a
@@ -54,7 +84,7 @@ const (
 // alias-mode run (the shell functions) keeps the agent's status: a drop-in
 // must not fail `cursor-agent -p "…" && deploy` that succeeds without the
 // wrapper, nor change how it fails.
-func (c Command) Status(out ptyproxy.Outcome) int {
+func (c Command) status(out ptyproxy.Outcome) int {
 	agent := out.ExitCode
 	if out.ExitSignal != 0 {
 		agent = ExitSignalBase + int(out.ExitSignal)

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 func TestStatus(t *testing.T) {
@@ -30,7 +32,7 @@ func TestStatus(t *testing.T) {
 		{"stdout gone", ptyproxy.Outcome{Cause: ptyproxy.Downstream}, 141},
 		{"stdout failed", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: syscall.ENOSPC}, 74},
 	} {
-		if got := direct.Status(tc.out); got != tc.want {
+		if got := direct.End(tc.out, 1, "r").Status; got != tc.want {
 			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -52,13 +54,13 @@ func TestStatusKeepsTheAgents(t *testing.T) {
 		{"alias, stream-json", Command{Mode: stream.Events}, 0},
 		{"alias, text", Command{Mode: stream.Bytes}, 0},
 	} {
-		if got := tc.cmd.Status(noResult); got != tc.want {
+		if got := tc.cmd.End(noResult, 1, "r").Status; got != tc.want {
 			t.Errorf("%s, exit 0 without a result: status %d, want %d", tc.name, got, tc.want)
 		}
-		if got := tc.cmd.Status(ptyproxy.Outcome{Cause: ptyproxy.Hung}); got != ExitHang {
+		if got := tc.cmd.End(ptyproxy.Outcome{Cause: ptyproxy.Hung}, 1, "r").Status; got != ExitHang {
 			t.Errorf("%s, hang: status %d", tc.name, got)
 		}
-		if got := tc.cmd.Status(ptyproxy.Outcome{Cause: ptyproxy.OverBudget}); got != ExitBudget {
+		if got := tc.cmd.End(ptyproxy.Outcome{Cause: ptyproxy.OverBudget}, 1, "r").Status; got != ExitBudget {
 			t.Errorf("%s, over budget: status %d", tc.name, got)
 		}
 	}
@@ -88,7 +90,7 @@ func TestStatusOfAQuestion(t *testing.T) {
 		{"direct, exit 1 asking", direct, ptyproxy.Outcome{Question: q, ExitCode: 1}, 1},
 		{"direct, exit 0 without a question", direct, ptyproxy.Outcome{Done: true}, 0},
 	} {
-		if got := tc.cmd.Status(tc.out); got != tc.want {
+		if got := tc.cmd.End(tc.out, 1, "r").Status; got != tc.want {
 			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -120,7 +122,7 @@ func TestStatusOfAgentErrors(t *testing.T) {
 			{"alias, exit 1", alias, ptyproxy.Outcome{ExitCode: 1, AgentError: e}, 1},
 			{"direct, hang", direct, ptyproxy.Outcome{Cause: ptyproxy.Hung, AgentError: e}, ExitHang},
 		} {
-			if got := tc.cmd.Status(tc.out); got != tc.want {
+			if got := tc.cmd.End(tc.out, 1, "r").Status; got != tc.want {
 				t.Errorf("%s, %s: status %d, want %d", kind, tc.name, got, tc.want)
 			}
 		}
@@ -136,6 +138,50 @@ func TestStartStatus(t *testing.T) {
 	} {
 		if got := StartStatus(err); got != want {
 			t.Errorf("%v: %d, want %d", err, got, want)
+		}
+	}
+}
+
+// TestEnd: how an attempt ended is one value, its status with it: the
+// cause by its log name, the kind within it, the signal by its name, the
+// attempt and its run; and the one classifier reads it as the run's
+// category.
+func TestEnd(t *testing.T) {
+	t.Parallel()
+	direct := Command{Profile: stream.Cursor, Mode: stream.Events, Direct: true}
+	alias := Command{Profile: stream.Cursor, Mode: stream.Events}
+	question := &stream.Question{Quote: "Trust this workspace? [y/N]"}
+	rateLimit := &stream.AgentError{Kind: stream.RateLimit, Restart: true}
+	for _, tc := range []struct {
+		name     string
+		cmd      Command
+		out      ptyproxy.Outcome
+		want     End
+		category string
+	}{
+		{"answered", direct, ptyproxy.Outcome{Done: true}, End{Cause: "exited"}, sessionlog.Answered},
+		{"a hang", direct, ptyproxy.Outcome{Cause: ptyproxy.Hung, Reason: watchdog.Reason{Kind: watchdog.KindTool}, ExitCode: -1, ExitSignal: syscall.SIGTERM},
+			End{Cause: "hung", Status: 124, Kind: "tool", Signal: "SIGTERM"}, sessionlog.Hung},
+		{"over budget", direct, ptyproxy.Outcome{Cause: ptyproxy.OverBudget, Reason: watchdog.Reason{Kind: watchdog.KindBudget, Budget: "max_tokens"}},
+			End{Cause: "over_budget", Status: 86, Kind: "max_tokens"}, sessionlog.OverBudget},
+		{"interrupted", direct, ptyproxy.Outcome{Cause: ptyproxy.Interrupted, Signal: syscall.SIGINT, ExitCode: -1, ExitSignal: syscall.SIGINT},
+			End{Cause: "interrupted", Status: 130, Signal: "SIGINT"}, sessionlog.Stopped},
+		{"killed by a signal of its own", direct, ptyproxy.Outcome{ExitCode: -1, ExitSignal: syscall.SIGKILL}, End{Cause: "exited", Status: 137, Signal: "SIGKILL"}, sessionlog.Other},
+		{"a direct run that exited 0 asking", direct, ptyproxy.Outcome{Question: question}, End{Cause: "exited", Status: 85, Kind: "question"}, sessionlog.Person},
+		{"a drop-in run that exited 0 asking", alias, ptyproxy.Outcome{Question: question}, End{Cause: "exited"}, sessionlog.Answered},
+		{"an agent of its own exiting 85", alias, ptyproxy.Outcome{ExitCode: 85}, End{Cause: "exited", Status: 85}, sessionlog.Other},
+		{"waiting on a person", direct, ptyproxy.Outcome{Cause: ptyproxy.AwaitingPerson, Question: question}, End{Cause: "waiting_on_person", Status: 85}, sessionlog.Person},
+		{"a rate limit", direct, ptyproxy.Outcome{ExitCode: 1, AgentError: rateLimit}, End{Cause: "exited", Status: 80, Kind: "rate_limit"}, sessionlog.AgentError},
+		{"a rate limit, then an answer", direct, ptyproxy.Outcome{Done: true, AgentError: rateLimit}, End{Cause: "exited"}, sessionlog.Answered},
+		{"stdout gone", direct, ptyproxy.Outcome{Cause: ptyproxy.Downstream}, End{Cause: "downstream_closed", Status: 141}, sessionlog.Other},
+	} {
+		tc.want.Attempt, tc.want.Run = 2, "r-1"
+		got := tc.cmd.End(tc.out, 2, "r-1")
+		if got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		if c, _ := (sessionlog.Ending{Exit: &sessionlog.Exit{End: got}}).Class(); c != tc.category {
+			t.Errorf("%s: classed %s, want %s", tc.name, c, tc.category)
 		}
 	}
 }

@@ -33,3 +33,17 @@ func SpentOf(u *stream.Usage) *Spent {
 	rec := sessionlog.UsageOf(*u)
 	return &rec
 }
+
+// End is how a run ended, as its result carries it and its exit record
+// holds it: sessionlog's End.
+type End = sessionlog.End
+
+// Session is one past session at a glance, as sessionlog lists them.
+type Session = sessionlog.Session
+
+// Sessions lists at most limit session logs in dir, newest first, as
+// sessionlog does; running names the logs of attempts running in this
+// process now.
+func Sessions(dir string, limit int, running map[string]bool) []Session {
+	return sessionlog.Sessions(dir, limit, running)
+}

@@ -1,6 +1,8 @@
 // Package sessionlog is the session log: one schema of typed records, each
-// attempt's JSONL file and its writer, and finding, listing and pruning the
-// logs. Secrets are masked (package redact) on the way in.
+// attempt's JSONL file and its writer, finding, listing and pruning the
+// logs, and reading each back at a glance: how its run ended, by the one
+// classifier every reader uses, and the list of past sessions. Secrets are
+// masked (package redact) on the way in.
 package sessionlog
 
 import (

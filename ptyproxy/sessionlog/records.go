@@ -240,12 +240,11 @@ type TelemetryFailed struct {
 // Exit is how the attempt ended: its last record.
 type Exit struct {
 	record
-	Cause            string `json:"cause"`
-	Status           int    `json:"status"`
-	DurationMS       int64  `json:"duration_ms"`
-	Lines            int    `json:"lines"`
-	ToolCalls        int    `json:"tool_calls"`
-	LongestSilenceMS int64  `json:"longest_silence_ms"`
+	End
+	DurationMS       int64 `json:"duration_ms"`
+	Lines            int   `json:"lines"`
+	ToolCalls        int   `json:"tool_calls"`
+	LongestSilenceMS int64 `json:"longest_silence_ms"`
 	// Usage is the attempt's total of what the agent reported it spent,
 	// nil when it reported nothing (which is not 0).
 	Usage *UsageRecord `json:"usage,omitempty"`

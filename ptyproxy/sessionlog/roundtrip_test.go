@@ -71,7 +71,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 				t.Errorf("written\n%s\nread back and written again\n%s", line, again)
 			}
 
-			log := []sessionlog.Record{sessionlog.Command{Attempt: 1, Agent: "cursor"}, rec, sessionlog.Exit{Cause: "exited"}}
+			log := []sessionlog.Record{sessionlog.Command{Attempt: 1, Agent: "cursor"}, rec, sessionlog.Exit{End: sessionlog.End{Cause: "exited"}}}
 			switch row.Msg {
 			case "command":
 				log = log[1:]

@@ -265,15 +265,18 @@ func (s *summary) take(line []byte, whole bool) error {
 
 // complete reports whether the records read say all a summary needs: how
 // the attempt ended, and why when it hung, passed a budget or the agent
-// failed; without an end, what it spent so far.
+// failed (an exit record that says its attempt's number says why
+// itself); without an end, what it spent so far.
 func (s *summary) complete() bool {
 	e := s.exit
 	switch {
 	case e == nil:
 		return s.Usage != nil
-	case e.Cause == "hung" || e.Cause == "over_budget":
+	case e.Attempt > 0:
+		return true
+	case e.Cause == CauseHung || e.Cause == CauseBudget:
 		return s.Hang != nil
-	case e.Cause == "exited" && e.Status != 0:
+	case e.Cause == CauseExited && e.Status != 0:
 		return s.AgentError != nil
 	}
 	return true

@@ -54,7 +54,7 @@ func (l *logOf) events(n int) *logOf {
 }
 
 func (l *logOf) exit(cause string, status int, usage *UsageRecord) *logOf {
-	return l.add(Exit{Cause: cause, Status: status, DurationMS: 4000, Usage: usage})
+	return l.add(Exit{End: End{Cause: cause, Status: status}, DurationMS: 4000, Usage: usage})
 }
 
 func (l *logOf) bytes() []byte { return l.b.Bytes() }

@@ -114,7 +114,7 @@ func demoRun(self string, cfg config.Config, stdout, stderr io.Writer, say func(
 		say("   could not start the fake agent: %v", err)
 	}
 	say("   Log: %s", res.LogPath)
-	return res, j.Cmd.Status(res.Outcome)
+	return res, res.End.Status
 }
 
 // narrator turns session log records into sentences.

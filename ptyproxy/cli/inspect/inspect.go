@@ -76,7 +76,7 @@ func Run(env *cli.Env, args []string) int {
 			return env.Fail(job.ExitWrapper, "%v", err)
 		}
 		if o.lastHang {
-			hangs := job.Hangs(dir, 1)
+			hangs := sessionlog.Hangs(dir, 1)
 			if len(hangs) == 0 {
 				return env.Fail(1, "no session in %s hung", cli.Tilde(dir))
 			}

@@ -64,7 +64,7 @@ func TestReportCommand(t *testing.T) {
 	dir := t.TempDir()
 	cost := 0.0187
 	exit := func(cause string, status int) *sessionlog.Exit {
-		return &sessionlog.Exit{Cause: cause, Status: status, DurationMS: 1000}
+		return &sessionlog.Exit{End: sessionlog.End{Cause: cause, Status: status}, DurationMS: 1000}
 	}
 	hang := &sessionlog.HangDetected{Reason: watchdog.Reason{Kind: watchdog.KindIdle}}
 	writeLog(t, dir, "cursor", "r-ok", 1, exit("exited", 0))
@@ -72,7 +72,7 @@ func TestReportCommand(t *testing.T) {
 	writeLog(t, dir, "cursor", "r-hang", 1, hang, exit("hung", 124))
 	writeLog(t, dir, "cursor", "r-again", 1, hang, exit("hung", 124))
 	writeLog(t, dir, "cursor", "r-again", 2, exit("exited", 0))
-	writeLog(t, dir, "claude", "r-usage", 1, &sessionlog.Exit{Cause: "exited", Status: 0, DurationMS: 900,
+	writeLog(t, dir, "claude", "r-usage", 1, &sessionlog.Exit{End: sessionlog.End{Cause: "exited", Status: 0}, DurationMS: 900,
 		Usage: &sessionlog.UsageRecord{InputTokens: 8, OutputTokens: 410, CostUSD: &cost}})
 	writeLog(t, dir, "claude", "r-budget", 1, &sessionlog.HangDetected{Reason: watchdog.Reason{Kind: watchdog.KindBudget, Budget: "max_tokens"}},
 		exit("over_budget", 86))

@@ -13,6 +13,7 @@ import (
 
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -55,15 +56,15 @@ func Run(env *cli.Env, args []string) int {
 	if err != nil {
 		return env.Fail(job.ExitWrapper, "%v", err)
 	}
-	var list []job.Session
+	var list []sessionlog.Session
 	if o.hung {
-		list = job.Hangs(dir, o.limit)
+		list = sessionlog.Hangs(dir, o.limit)
 	} else {
-		list = job.Sessions(dir, o.limit, nil)
+		list = sessionlog.Sessions(dir, o.limit, nil)
 	}
 	if o.json {
 		if list == nil {
-			list = []job.Session{}
+			list = []sessionlog.Session{}
 		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

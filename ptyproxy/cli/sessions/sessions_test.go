@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/cli"
-	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/watchdog"
@@ -60,23 +59,25 @@ func writeLog(t *testing.T, dir string, n int, id string, end ...sessionlog.Reco
 	}
 }
 
-// TestSessionsCommandInProcess lists a log dir holding a session that answered,
-// one that failed, one that hung and one whose wrapper was killed before
-// its end; the sessions a running wrapper and a killed one leave are the
-// binary suite's (scripts/e2e).
+// TestSessionsCommandInProcess lists a log dir holding a session that
+// answered, one that failed, one that hung, one whose wrapper was killed
+// before its end and a direct run that exited 0 asking a question. (The
+// sessions a running wrapper and a killed one leave: scripts/e2e.)
 func TestSessionsCommandInProcess(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeLog(t, dir, 1, "s-ok", &sessionlog.AgentExited{Code: 0}, &sessionlog.Exit{Cause: "exited", Status: 0, DurationMS: 1200})
-	writeLog(t, dir, 2, "s-fail", &sessionlog.AgentExited{Code: 3}, &sessionlog.Exit{Cause: "exited", Status: 3, DurationMS: 800})
+	writeLog(t, dir, 1, "s-ok", &sessionlog.AgentExited{Code: 0}, &sessionlog.Exit{End: sessionlog.End{Cause: "exited", Status: 0}, DurationMS: 1200})
+	writeLog(t, dir, 2, "s-fail", &sessionlog.AgentExited{Code: 3}, &sessionlog.Exit{End: sessionlog.End{Cause: "exited", Status: 3}, DurationMS: 800})
 	writeLog(t, dir, 3, "s-hang", &sessionlog.HangDetected{Reason: watchdog.Reason{Kind: watchdog.KindIdle}},
-		&sessionlog.Exit{Cause: "hung", Status: 124, DurationMS: 2500})
+		&sessionlog.Exit{End: sessionlog.End{Cause: "hung", Status: 124}, DurationMS: 2500})
 	writeLog(t, dir, 4, "s-kill")
+	writeLog(t, dir, 5, "s-ask", &sessionlog.Exit{End: sessionlog.End{Cause: "exited", Status: 85, Kind: sessionlog.KindQuestion, Attempt: 1, Run: "s-ask"}})
 
 	stdout, stderr, code := run("--log-dir", dir)
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	want := []string{
 		`START +TOOK +AGENT +OUTCOME +EXIT +USAGE +SESSION +PROMPT`,
+		`waiting on a person +85 +not reported +s-ask +s-ask prompt`,
 		`unfinished +- +not reported +s-kill +s-kill prompt`,
 		`hung \(idle\) +124 +not reported +s-hang +s-hang prompt`,
 		`failed \(status 3\) +3 +not reported +s-fail +s-fail prompt`,
@@ -95,7 +96,7 @@ func TestSessionsCommandInProcess(t *testing.T) {
 	}
 
 	stdout, _, code = run("--json", "--hung", "--log-dir", dir)
-	var list []job.Session
+	var list []sessionlog.Session
 	if err := json.Unmarshal([]byte(stdout), &list); err != nil || code != 0 {
 		t.Fatalf("--json --hung: exit %d, %v: %s", code, err, stdout)
 	}

@@ -131,7 +131,7 @@ func Run(env *cli.Env, args []string) int {
 	if next := cmd.NextStep(res, inspectCommand(env, res.LogPath)); next != "" {
 		j.Logger().Info(next)
 	}
-	return cmd.Status(res.Outcome)
+	return res.End.Status
 }
 
 // unwatched runs a command the wrapper does not watch (not headless) in

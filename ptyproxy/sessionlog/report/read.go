@@ -16,13 +16,10 @@ type Attempt struct {
 	Number int    // 1 for the first attempt of its run
 	Start  time.Time
 	// End is its exit record's time; zero without one.
-	End  time.Time
-	Exit *sessionlog.Exit
-	// HangKind is the kind of its hang record's reason, and Budget the
-	// budget it names when the run passed one; AgentError the kind of its
-	// last agent error record; StartFailed: the agent never started.
-	HangKind, Budget, AgentError string
-	StartFailed                  bool
+	End time.Time
+	// Ending is how it ended: its exit record, and what older logs say
+	// of it elsewhere.
+	sessionlog.Ending
 	// Usage is the running total it last logged; nil when its agent
 	// reported nothing, which is not 0.
 	Usage *stream.Usage
@@ -41,15 +38,9 @@ func ReadFile(path string) (Attempt, error) {
 func attemptOf(s sessionlog.Summary) Attempt {
 	c := s.Command
 	a := Attempt{Path: s.Path, Agent: c.Agent, Run: c.Run, Number: max(c.Attempt, 1), Start: s.Start,
-		End: s.ExitAt, Exit: s.Exit, StartFailed: s.StartFailed != nil}
+		End: s.ExitAt, Ending: s.Ending()}
 	if s.Usage != nil {
 		a.Usage = new(s.Usage.Usage())
-	}
-	if s.Hang != nil {
-		a.HangKind, a.Budget = s.Hang.Reason.Kind, s.Hang.Reason.Budget
-	}
-	if s.AgentError != nil {
-		a.AgentError = s.AgentError.Kind
 	}
 	return a
 }

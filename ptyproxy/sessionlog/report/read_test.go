@@ -59,7 +59,7 @@ func (l *logOf) events(n int) *logOf {
 }
 
 func (l *logOf) exit(cause string, status int, usage string) *logOf {
-	body, _ := json.Marshal(sessionlog.Exit{Cause: cause, Status: status, DurationMS: 4000})
+	body, _ := json.Marshal(sessionlog.Exit{End: sessionlog.End{Cause: cause, Status: status}, DurationMS: 4000})
 	if usage != "" {
 		body = append(body[:len(body)-1], `,"usage":`+usage+`}`...)
 	}

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,52 +123,24 @@ func add(sum, u *stream.Usage) *stream.Usage {
 	return &s
 }
 
-// The categories a run ends in: the rows of the exit-status table.
+// The categories a run ends in, as the one classifier (sessionlog's
+// Ending.Class) names them.
 const (
-	Answered   = "answered"
-	Hung       = "hung"
-	AgentError = "agent_error"
-	Person     = "waiting_on_person"
-	OverBudget = "over_budget"
-	Stopped    = "interrupted"
-	Other      = "other"
+	Answered   = sessionlog.Answered
+	Hung       = sessionlog.Hung
+	AgentError = sessionlog.AgentError
+	Person     = sessionlog.Person
+	OverBudget = sessionlog.OverBudget
+	Stopped    = sessionlog.Stopped
+	Other      = sessionlog.Other
 )
 
 // Categories are the categories, in the order a report shows them.
-var Categories = []string{Answered, Hung, AgentError, Person, OverBudget, Stopped, Other}
-
-// Exit statuses that name a category whatever the cause says (SPEC §4).
-const (
-	statusPerson = 85
-	statusBudget = 86
-)
+var Categories = sessionlog.Categories
 
 // Outcome is how the run ended: its category, and within it the kind (a
 // hang's reason, the budget passed, an agent error's kind, what "other"
-// was).
+// was), as sessionlog's one classifier reads its last attempt.
 func (r Run) Outcome() (category, kind string) {
-	a := r.Last
-	e := a.Exit
-	switch {
-	case a.StartFailed:
-		return Other, "start failed"
-	case e == nil:
-		// No exit record: the wrapper was killed, or the machine stopped.
-		return Other, "unfinished"
-	case e.Cause == "waiting_on_person" || e.Status == statusPerson:
-		return Person, ""
-	case e.Cause == "over_budget" || e.Status == statusBudget:
-		return OverBudget, a.Budget
-	case e.Cause == "hung":
-		return Hung, cmp.Or(a.HangKind, "unknown")
-	case e.Cause == "interrupted" || e.Cause == "cancelled":
-		return Stopped, ""
-	case e.Cause == "downstream_closed":
-		return Other, "stdout closed"
-	case e.Status == 0:
-		return Answered, ""
-	case a.AgentError != "":
-		return AgentError, a.AgentError
-	}
-	return Other, "status " + strconv.Itoa(e.Status)
+	return r.Last.Class()
 }

@@ -18,7 +18,7 @@ func attempt(agent, run string, n int, start, took time.Duration, cause string, 
 	a := Attempt{Agent: agent, Run: run, Number: n, Start: t0.Add(start), Usage: usage}
 	if cause != "" {
 		a.End = a.Start.Add(took)
-		a.Exit = &sessionlog.Exit{Cause: cause, Status: status}
+		a.Exit = &sessionlog.Exit{End: sessionlog.End{Cause: cause, Status: status}}
 	}
 	return a
 }

@@ -101,7 +101,7 @@ func TestAppendAfterClose(t *testing.T) {
 	rec := sessionlog.NewRecorder(f, nil)
 	rec.Write(sessionlog.Command{Attempt: 1, Agent: "cursor"})
 	rec.Write(sessionlog.Start{Pid: 42})
-	rec.Write(sessionlog.Exit{Cause: "exited"})
+	rec.Write(sessionlog.Exit{End: sessionlog.End{Cause: "exited"}})
 	path := f.Path()
 	f.Close()
 	before, err := Read(path, time.Second)

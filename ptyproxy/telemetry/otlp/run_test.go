@@ -62,13 +62,13 @@ func writeRun(t *testing.T) []byte {
 	rec.Write(sessionlog.Kill{Signal: "SIGTERM", Pids: []int{-42}})
 	rec.Write(sessionlog.AgentExited{Code: -1, Signal: "SIGTERM"})
 	rec.Write(sessionlog.UsageRecord{InputTokens: 100, OutputTokens: 10})
-	rec.Write(sessionlog.Exit{Cause: "hung", Status: 124, ToolCalls: 2})
+	rec.Write(sessionlog.Exit{End: sessionlog.End{Cause: "hung", Status: 124}, ToolCalls: 2})
 	rec.Write(sessionlog.Command{Attempt: 2, Run: "r1", Agent: "cursor", Argv: []string{"-p", "--resume", "sess-1", "continue"}, Watch: "events", Trace: trace(attempt2)})
 	rec.Write(sessionlog.Restart{Attempt: 2, Why: "the last attempt hung (tool)"})
 	rec.Events(events(`{"type":"assistant","message":{"content":[{"type":"text","text":"fixed"}]}}`,
 		`{"type":"result","subtype":"success","result":"fixed","session_id":"sess-1"}`))
 	cost := 0.25
-	rec.Write(sessionlog.Exit{Cause: "exited", Status: 0, Usage: &sessionlog.UsageRecord{InputTokens: 50, OutputTokens: 5, CostUSD: &cost}})
+	rec.Write(sessionlog.Exit{End: sessionlog.End{Cause: "exited", Status: 0}, Usage: &sessionlog.UsageRecord{InputTokens: 50, OutputTokens: 5, CostUSD: &cost}})
 	return log.Bytes()
 }
 

@@ -1,16 +1,15 @@
-package job
+package sessionlog
 
 import (
 	"fmt"
 	"os"
 	"time"
 
-	"cursor-wrap/ptyproxy"
-	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
 
-// A Session is one session log at a glance.
+// A Session is one session log at a glance: a line of the sessions
+// command, an entry of the MCP server's agent_sessions.
 type Session struct {
 	ID         string `json:"id"` // "" when the agent never named its session
 	Start      string `json:"start"`
@@ -23,10 +22,11 @@ type Session struct {
 	Hung       bool   `json:"hung,omitempty"`
 	// Usage is what the agent reported it spent in the attempt (so far,
 	// while it runs); absent when it reported nothing, which is not 0.
-	Usage *sessionlog.UsageRecord `json:"usage,omitempty"`
+	Usage *UsageRecord `json:"usage,omitempty"`
 }
 
-// Sessions lists at most limit session logs in dir, newest first.
+// Sessions lists at most limit session logs in dir, newest first, each
+// read through its summary (never whole) and classed by Ending.Class.
 // running names the logs of attempts running in this process now.
 func Sessions(dir string, limit int, running map[string]bool) []Session {
 	return sessions(dir, limit, running, false)
@@ -39,11 +39,11 @@ func Hangs(dir string, limit int) []Session {
 
 func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []Session {
 	var out []Session
-	for _, p := range sessionlog.List(dir) {
+	for _, p := range List(dir) {
 		if len(out) == limit {
 			break
 		}
-		s, err := sessionlog.ReadSummary(p)
+		s, err := ReadSummary(p)
 		if err != nil {
 			// Pruned, or renamed by its session id, since the listing;
 			// or not a log.
@@ -58,17 +58,27 @@ func sessions(dir string, limit int, running map[string]bool, hungOnly bool) []S
 	return out
 }
 
-// sessionOf is one session log at a glance, from its summary.
-func sessionOf(s sessionlog.Summary, running bool, now time.Time) Session {
+// promptWords bounds the prompt's start shown in a sessions line or a
+// notification.
+const promptWords = 60
+
+// PromptStart returns the first words of a prompt, on one line, as a
+// terminal may show them.
+func PromptStart(prompt string) string {
+	return stream.Cut(stream.Display(prompt), promptWords)
+}
+
+// sessionOf is one session log at a glance, from its summary, at now.
+func sessionOf(s Summary, running bool, now time.Time) Session {
 	si := Session{ID: s.SessionID, Start: s.Start.Format(time.RFC3339), Agent: s.Command.Agent, LogPath: s.Path, Usage: s.Usage}
 	if p, err := stream.ProfileNamed(s.Command.Agent); err == nil {
-		si.Prompt = promptStart(p.Prompt(s.Command.Argv))
+		si.Prompt = PromptStart(p.Prompt(s.Command.Argv))
 	}
 	e := s.Exit
 	if e == nil && s.StartFailed == nil {
 		// No exit record: an attempt still running, here or in another
 		// process (its writer holds the log), or a wrapper that was killed.
-		running = running || sessionlog.Running(s.Path)
+		running = running || Running(s.Path)
 	}
 	// Every offset is from the first record, to the millisecond.
 	start := s.Start.Truncate(time.Millisecond)
@@ -92,7 +102,8 @@ func sessionOf(s sessionlog.Summary, running bool, now time.Time) Session {
 		si.DurationMS = max(s.End.Sub(start), 0).Milliseconds()
 		si.ExitStatus = &f.Status
 	}
-	si.Hung = !running && e != nil && e.Cause == "hung"
+	category, kind := s.Ending().Class()
+	si.Hung = !running && category == Hung
 	switch {
 	case running:
 		si.Outcome = "running"
@@ -102,15 +113,15 @@ func sessionOf(s sessionlog.Summary, running bool, now time.Time) Session {
 		// Its agent is gone: the wrapper was killed (its agent dies with
 		// it), or the machine stopped.
 		si.Outcome = "unfinished"
-	case si.Hung && s.Hang != nil:
-		si.Outcome = "hung (" + s.Hang.Reason.Kind + ")"
-	case e.Cause == ptyproxy.AwaitingPerson.String():
+	case category == Hung:
+		si.Outcome = "hung (" + kind + ")"
+	case category == Person:
 		si.Outcome = "waiting on a person"
-	case e.Cause == ptyproxy.OverBudget.String():
+	case category == OverBudget:
 		si.Outcome = "over budget"
-	case si.Hung || e.Cause == "cancelled" || e.Cause == "interrupted":
+	case category == Stopped:
 		si.Outcome = e.Cause
-	case e.Status == 0:
+	case category == Answered:
 		si.Outcome = "ok"
 	default:
 		si.Outcome = fmt.Sprintf("failed (status %d)", e.Status)
