@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"cursor-wrap/scripts/testenv"
+)
+
+// TestFirstProcessInAContainer runs the wrapper as PID 1 of a new PID
+// namespace, as a container's first process: each signal it passes on,
+// sent with `kill 1` from inside the namespace (the kernel delivers to
+// PID 1 only the signals it handles), ends the run with 128+n, as
+// without a namespace; no tini is needed in front of it.
+func TestFirstProcessInAContainer(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		testenv.SkipOutsideCI(t, "a PID namespace needs root")
+	}
+	for _, tool := range []string{"unshare", "nsenter"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.SkipOutsideCI(t, "%s: %v", tool, err)
+		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "unshare", "--pid", "--fork", "--mount-proc", "--",
+				wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--kill-grace", "500ms", "--", "line", initLine, "hang")
+			cmd.Env = testEnv()
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(stdout)
+			for lines.Scan() && !bytes.Contains(lines.Bytes(), []byte(`"init"`)) {
+			}
+			wrapper := namespaceInit(t, cmd.Process.Pid)
+			if out, err := exec.Command("nsenter", "--target", strconv.Itoa(wrapper), "--pid", "--mount", "--",
+				"kill", "-"+strconv.Itoa(int(sig)), "1").CombinedOutput(); err != nil {
+				t.Fatalf("kill 1 inside the namespace: %v: %s", err, out)
+			}
+			for lines.Scan() {
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 128+int(sig) {
+				t.Errorf("exit %v, want %d; stderr %s", err, 128+int(sig), stderr.Bytes())
+			}
+			if !strings.Contains(stderr.String(), "passing it to the agent") {
+				t.Errorf("stderr does not say the signal was passed on: %.300s", stderr.Bytes())
+			}
+		})
+	}
+}
+
+// namespaceInit returns the one child of pid (unshare's: the namespace's PID 1).
+func namespaceInit(t *testing.T, pid int) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			child, _ := strconv.Atoi(f[0])
+			return child
+		}
+	}
+	t.Fatalf("unshare (pid %d) started no child", pid)
+	return 0
+}
