@@ -53,6 +53,12 @@ func Run(env *cli.Env, args []string) int {
 		// must not become a prompt run with --force.
 		return env.Fail(job.ExitUsage, "%v", misplaced(env.Commands, o.AgentArgs, len(o.AgentArgs) == len(args)))
 	}
+	if len(o.AgentArgs) == 0 && !o.Alias && cli.IsTerminal(env.Stdin) {
+		// No prompt and nobody to pipe one: a bare cursor-wrap typed to
+		// see what it is must not start a headless agent with --force.
+		Usage(env.Stderr, env.Commands)
+		return job.ExitUsage
+	}
 	req := job.Request{Args: o.AgentArgs, Alias: o.Alias, Invoked: os.Getenv(shellhook.FuncEnv), Workspace: o.Workspace, NoForce: !o.Force || o.NoForce}
 	if o.ModelSet {
 		req.Model = o.Model

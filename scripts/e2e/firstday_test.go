@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// A new user's first day (issue 35): what they type before they know the
+// wrapper, and what it must do then.
+
+// TestBareOnATerminal: cursor-wrap with no agent arguments, typed at a
+// terminal to see what it is, prints its usage on stderr and exits 2,
+// with nothing started and no log written; with a prompt, or a stdin that
+// is no terminal (the prompt piped in), the agent runs.
+func TestBareOnATerminal(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	agent := filepath.Join(dir, "cursor-agent")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	onTerminal := func(t *testing.T, logDir string, args ...string) result {
+		t.Helper()
+		ptm, pts, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ptm.Close()
+		defer pts.Close()
+		return execWrapper(t, func(cmd *exec.Cmd) {
+			cmd.Stdin = pts
+			cmd.Env = append(cmd.Env, "CURSOR_WRAP_AGENT_BIN="+agent, "CURSOR_WRAP_LOG_DIR="+logDir)
+		}, args...)
+	}
+	for _, args := range [][]string{nil, {"--"}, {"--idle-timeout", "5s"}, {"--status", "--"}} {
+		logDir := t.TempDir()
+		r := onTerminal(t, logDir, args...)
+		if r.code != 2 || len(r.stdout) != 0 || !strings.HasPrefix(string(r.stderr), "cursor-wrap runs a headless coding agent") ||
+			!strings.Contains(string(r.stderr), "cursor-wrap [flags] -- [agent args...]") {
+			t.Errorf("cursor-wrap %q on a terminal: exit %d, stdout %q, stderr %s", args, r.code, r.stdout, r.stderr)
+		}
+		if entries, _ := os.ReadDir(logDir); len(entries) != 0 {
+			t.Errorf("cursor-wrap %q on a terminal wrote %v in the log dir", args, entries)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("cursor-wrap %q on a terminal started the agent", args)
+		}
+	}
+	if r := onTerminal(t, t.TempDir(), "--", "fix the test"); r.code != 1 { // Started: no result, so 1.
+		t.Errorf("a prompt on a terminal: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("a prompt on a terminal did not start the agent: %v", err)
+	}
+	os.Remove(marker)
+	r := execWrapper(t, func(cmd *exec.Cmd) {
+		cmd.Stdin = strings.NewReader("fix the test")
+		cmd.Env = append(cmd.Env, "CURSOR_WRAP_AGENT_BIN="+agent, "CURSOR_WRAP_LOG_DIR="+t.TempDir())
+	})
+	if _, err := os.Stat(marker); err != nil || r.code != 1 {
+		t.Errorf("a prompt on stdin: exit %d (%v), stderr %s", r.code, err, r.stderr)
+	}
+}
