@@ -67,3 +67,35 @@ func TestBareOnATerminal(t *testing.T) {
 		t.Errorf("a prompt on stdin: exit %d (%v), stderr %s", r.code, err, r.stderr)
 	}
 }
+
+// TestMCPWithoutAnAgent: with no agent installed, the MCP server still
+// starts and answers initialize (an exit before the handshake shows a
+// client only "Connection closed"); every call that would run an agent
+// that is not installed is a tool error that names the install command.
+func TestMCPWithoutAnAgent(t *testing.T) {
+	t.Parallel()
+	c := serveWith(t, nil, "PATH="+t.TempDir(), "HOME="+t.TempDir())
+	if !strings.Contains(c.stderr.String(), "every call that runs the configured agent will fail until this is fixed: agent not found") {
+		t.Errorf("the server's log does not say the agent is missing:\n%s", c.stderr)
+	}
+	for _, tc := range []struct {
+		tool, agent, install string
+	}{
+		{"run_agent", "", "curl https://cursor.com/install -fsS | bash"},
+		{"start_agent", "", "curl https://cursor.com/install -fsS | bash"},
+		{"run_agent", "claude", "npm install -g @anthropic-ai/claude-code"},
+		{"start_agent", "codex", "npm install -g @openai/codex"},
+	} {
+		args := map[string]any{"prompt": "fix the failing test"}
+		if tc.agent != "" {
+			args["agent"] = tc.agent
+		}
+		r := c.tool(tc.tool, "", args)
+		if !r.IsError || r.str("code") != "ESTART" || !strings.Contains(r.text(), "install it with `"+tc.install+"`") {
+			t.Errorf("%s %q: %+v", tc.tool, tc.agent, r)
+		}
+	}
+	if r := c.tool("agent_sessions", "", map[string]any{}); r.IsError {
+		t.Errorf("agent_sessions: %+v", r)
+	}
+}

@@ -352,9 +352,16 @@ func mcpConfigWith(t *testing.T, settings, mcpTable string) string {
 // server is killed at the end of the test if it still runs.
 func serve(t *testing.T, config string, env ...string) *rpcClient {
 	t.Helper()
+	return serveWith(t, []string{"--agent-bin", agentBin, "--config", config}, env...)
+}
+
+// serveWith starts `cursor-wrap mcp` with args and a log dir of its own,
+// and initializes a session, as serve does.
+func serveWith(t *testing.T, args []string, env ...string) *rpcClient {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	c := &rpcClient{t: t, logDir: t.TempDir(), stderr: &lockedBuffer{}, waiting: map[string]chan rpcFrame{}, exited: make(chan error, 1)}
-	c.cmd = exec.CommandContext(ctx, wrapperBin, "mcp", "--agent-bin", agentBin, "--log-dir", c.logDir, "--config", config)
+	c.cmd = exec.CommandContext(ctx, wrapperBin, append([]string{"mcp", "--log-dir", c.logDir}, args...)...)
 	c.cmd.Env = append(testEnv(), env...)
 	c.cmd.Stderr = c.stderr
 	c.stdin, _ = c.cmd.StdinPipe()

@@ -48,11 +48,6 @@ func run(env *cli.Env, args []string) int {
 	if err != nil {
 		return env.Fail(job.ExitWrapper, "%v", err)
 	}
-	// A server that cannot run its agent says so at start, as the wrapper
-	// command does, not at the first call.
-	if _, err := job.Resolve(live.Config(), job.Request{Alias: true, Wrapper: job.WrapperBeside()}); err != nil {
-		return env.Fail(job.StartStatus(err), "%v", err)
-	}
 	if err := ptyproxy.Init(); err != nil {
 		return env.Fail(job.ExitWrapper, "%v", err)
 	}
@@ -82,6 +77,12 @@ func run(env *cli.Env, args []string) int {
 	}()
 	live.Watch(ctx, diag)
 	diag.Info("mcp: serving on stdio", "config", live.Path(), "log_dir", live.Config().LogDir)
+	// A server that cannot run its agent still starts: an exit before the
+	// handshake shows a client only "Connection closed", while each call
+	// answers with the error and its fix. The server's log says it too.
+	if _, err := job.Resolve(live.Config(), job.Request{Alias: true, Wrapper: job.WrapperBeside()}); err != nil {
+		diag.Warn("mcp: every call that runs the configured agent will fail until this is fixed: " + err.Error())
+	}
 	err = srv.Serve(ctx, os.Stdin, out)
 	if sig, ok := got.Load().(syscall.Signal); ok {
 		return job.ExitSignalBase + int(sig)
