@@ -175,7 +175,7 @@ func TestBrokenConfigUnwatched(t *testing.T) {
 			}
 			r := runRaw(t, env, "--alias", "--agent", "cursor", "--", "-p", "hello")
 			// Not on the test's PATH, the wrapper is named by its path.
-			want := []string{"fix it (`" + wrapperBin + " config --defaults` prints every key at its default)", "`command cursor-agent` runs the agent without the wrapper"}
+			want := []string{"\ncursor-wrap: fix it (`" + wrapperBin + " config --defaults` prints every key at its default)", "every watched run stops here, with exit 125, and `command cursor-agent …` runs the agent without the wrapper"}
 			if strings.Contains(broken, cfg) {
 				want = append(want, cfg+`:3: unknown key "idel_timeout"`)
 			} else {

@@ -99,3 +99,37 @@ func TestMCPWithoutAnAgent(t *testing.T) {
 		t.Errorf("agent_sessions: %+v", r)
 	}
 }
+
+// TestBrokenConfigAsTheREADMEShows: the README's promise that
+// `cursor-agent -p … && deploy` behaves as before names the one more
+// status a broken config brings, 125, with the lines it prints; a typo in
+// the config file, typed through the shell function in bash, prints those
+// lines (the fix and the bypass), runs no agent and no deploy.
+func TestBrokenConfigAsTheREADMEShows(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "$ cursor-agent -p \"fix the failing test\" && deploy\n")
+	block, _, _ = strings.Cut(block, "$ echo $?\n125\n")
+	if !ok || !strings.Contains(block, "command cursor-agent …` runs the agent without the wrapper") {
+		t.Fatalf("the README shows no broken config's lines, with the bypass, after its && deploy promise:\n%s", block)
+	}
+	home := t.TempDir()
+	config := filepath.Join(home, ".config", "cursor-wrap", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte("# mine\nidle_timeout = \"2m\"\nidel_timeout = \"5s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, logDir := inShell(t, "bash", agentBin, []string{"HOME=" + home, "CURSOR_WRAP_CONFIG=" + config, steps("line", resultLine)},
+		`cursor-agent -p "fix the failing test" && echo deployed; echo "rc=$?"`)
+	if want := strings.ReplaceAll(block, "/home/me", home); string(stdout) != "rc=125\n" || string(stderr) != want {
+		t.Errorf("stdout %q\nstderr:\n%s\nwant, as the README shows:\n%s", stdout, stderr, want)
+	}
+	if entries, _ := os.ReadDir(logDir); len(entries) != 0 {
+		t.Errorf("the refused run wrote %v", entries)
+	}
+}

@@ -152,20 +152,22 @@ func unwatched(env *cli.Env, cmd job.Command) int {
 // flag: cfgErr) leaves of a run. A command the wrapper would not watch
 // runs as without it, with the agent found without the file and a one-line
 // warning: a typo must not block `cursor-agent --help`. A run it would
-// watch is refused, with the error (its line) and the fix: watched with
-// settings other than the user's it would not be the run they asked for.
+// watch is refused, with the error (its line), the fix and the bypass:
+// watched on defaults it would silently lose the user's budgets and hard
+// timeout, which is not the run they asked for.
 func brokenConfig(env *cli.Env, cfgErr error, o cli.Options, req job.Request) int {
-	if o.Alias {
-		if cmd, err := job.Resolve(config.Fallback(o.Settings), req); err == nil && cmd.Mode == stream.Interactive {
-			fmt.Fprintf(env.Stderr, "cursor-wrap: warning: config ignored for this unwatched command: %s\n", strings.ReplaceAll(cfgErr.Error(), "\n", "; "))
-			return unwatched(env, cmd)
-		}
+	cmd, err := job.Resolve(config.Fallback(o.Settings), req)
+	if o.Alias && err == nil && cmd.Mode == stream.Interactive {
+		fmt.Fprintf(env.Stderr, "cursor-wrap: warning: config ignored for this unwatched command: %s\n", strings.ReplaceAll(cfgErr.Error(), "\n", "; "))
+		return unwatched(env, cmd)
 	}
-	bypass := ""
-	if o.Alias {
-		bypass = "; meanwhile `command " + cmp.Or(req.Invoked, "cursor-agent") + "` runs the agent without the wrapper"
+	// `command NAME` skips the shell function in bash, zsh and fish alike.
+	agent := req.Invoked
+	if agent == "" && err == nil {
+		agent = filepath.Base(cmd.Path)
 	}
-	return env.Fail(job.ExitWrapper, "%v\nfix it (`%s config --defaults` prints every key at its default)%s", cfgErr, env.TypedName(), bypass)
+	return env.Fail(job.ExitWrapper, "%v\ncursor-wrap: fix it (`%s config --defaults` prints every key at its default); until then every watched run stops here, with exit %d, and `command %s …` runs the agent without the wrapper",
+		cfgErr, env.TypedName(), job.ExitWrapper, cmp.Or(agent, "cursor-agent"))
 }
 
 // inspectCommand is the command that shows a run's log: inspect --last
