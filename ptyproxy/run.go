@@ -21,7 +21,7 @@ const MarkerEnv = "CURSOR_WRAP_ATTEMPT"
 
 // Run runs one attempt to its end: the agent exited and was drained, and
 // nothing it started is left. The error is for a failed start only
-// (wrapping ErrNotFound or ErrNotExecutable where that is the cause);
+// (wrapping reaper.ErrNotFound or reaper.ErrNotExecutable where that is the cause);
 // everything after is in the Outcome.
 func Run(ctx context.Context, o Options) (Outcome, error) {
 	clock := o.Clock

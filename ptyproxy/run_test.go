@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/scripts/testenv"
 	"cursor-wrap/stream"
@@ -435,7 +436,7 @@ func TestStartErrors(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "agent")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
-	for path, want := range map[string]error{filepath.Join(dir, "missing"): ErrNotFound, notExec: ErrNotExecutable, dir: ErrNotExecutable} {
+	for path, want := range map[string]error{filepath.Join(dir, "missing"): reaper.ErrNotFound, notExec: reaper.ErrNotExecutable, dir: reaper.ErrNotExecutable} {
 		_, err := Run(context.Background(), Options{Path: path, IO: IO{Stdout: io.Discard}})
 		if !errors.Is(err, want) {
 			t.Errorf("Run(%s) = %v, want %v", path, err, want)

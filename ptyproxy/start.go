@@ -199,18 +199,14 @@ func statusOf(ps *os.ProcessState, err error) exitStatus {
 	return exitStatus{code: ps.ExitCode()}
 }
 
-// ErrNotFound and ErrNotExecutable classify a failed start.
-var (
-	ErrNotFound      = errors.New("agent not found")
-	ErrNotExecutable = errors.New("the agent is not executable")
-)
-
+// startError classifies a failed start: reaper.ErrNotFound or
+// reaper.ErrNotExecutable, wrapped with the path, where that is the cause.
 func startError(path string, err error) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, exec.ErrNotFound):
-		return fmt.Errorf("%w: %s", ErrNotFound, path)
+		return fmt.Errorf("%w: %s", reaper.ErrNotFound, path)
 	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC), errors.Is(err, syscall.EISDIR):
-		return fmt.Errorf("%w: %s: %v", ErrNotExecutable, path, err)
+		return fmt.Errorf("%w: %s: %v", reaper.ErrNotExecutable, path, err)
 	}
 	return fmt.Errorf("cannot start %s: %w", path, err)
 }

@@ -9,15 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/stream"
 )
-
-// ErrNotFound means no agent binary was found; main exits 127.
-var ErrNotFound = errors.New("agent not found")
-
-// ErrNotExecutable means the agent binary exists but cannot be run; main
-// exits 126.
-var ErrNotExecutable = errors.New("the agent is not executable")
 
 // ErrIsWrapper means the agent would be cursor-wrap itself, found on PATH or
 // through the depth guard; main exits 127.
@@ -47,13 +41,13 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 		fi, err := os.Stat(explicit)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("%w: %s does not exist; set agent_bin (or --agent-bin, $CURSOR_WRAP_AGENT_BIN) to the agent's path", ErrNotFound, explicit)
+			return "", fmt.Errorf("%w: %s does not exist; set agent_bin (or --agent-bin, $CURSOR_WRAP_AGENT_BIN) to the agent's path", reaper.ErrNotFound, explicit)
 		case err != nil:
-			return "", fmt.Errorf("%w: %w", ErrNotExecutable, err)
+			return "", fmt.Errorf("%w: %w", reaper.ErrNotExecutable, err)
 		case fi.IsDir():
-			return "", fmt.Errorf("%w: %s is a directory; set agent_bin to the agent's path", ErrNotExecutable, explicit)
+			return "", fmt.Errorf("%w: %s is a directory; set agent_bin to the agent's path", reaper.ErrNotExecutable, explicit)
 		case fi.Mode()&0o111 == 0:
-			return "", fmt.Errorf("%w: %s; make it executable (chmod +x), or set agent_bin to the agent's path", ErrNotExecutable, explicit)
+			return "", fmt.Errorf("%w: %s; make it executable (chmod +x), or set agent_bin to the agent's path", reaper.ErrNotExecutable, explicit)
 		case isSelf(fi):
 			return "", fmt.Errorf("%w: %s is cursor-wrap; %s", ErrIsWrapper, explicit, setAgentBin)
 		}
@@ -86,9 +80,9 @@ func Resolve(names []string, explicit, self, pathEnv string) (string, error) {
 	case wrapper != "":
 		return "", fmt.Errorf("%w: %s on PATH is cursor-wrap and would run itself; %s", ErrIsWrapper, wrapper, setAgentBin)
 	case noExec != "":
-		return "", fmt.Errorf("%w: %s on PATH; make it executable (chmod +x), or set agent_bin to the agent's path", ErrNotExecutable, noExec)
+		return "", fmt.Errorf("%w: %s on PATH; make it executable (chmod +x), or set agent_bin to the agent's path", reaper.ErrNotExecutable, noExec)
 	}
-	return "", fmt.Errorf("%w: no %s on PATH%s", ErrNotFound, strings.Join(names, " or "), installHint(names))
+	return "", fmt.Errorf("%w: no %s on PATH%s", reaper.ErrNotFound, strings.Join(names, " or "), installHint(names))
 }
 
 // FindAgent finds the agent to run: its profile and binary. agent is the

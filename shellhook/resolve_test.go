@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/scripts/testenv"
 )
 
@@ -59,14 +60,14 @@ func TestResolveExplicit(t *testing.T) {
 		err            error
 	}{
 		{"executable", real, real, nil},
-		{"missing", filepath.Join(dir, "nope"), "", ErrNotFound},
-		{"under a file", filepath.Join(real, "x"), "", ErrNotExecutable},
-		{"not executable", writeFile(t, filepath.Join(dir, "plain"), 0o644), "", ErrNotExecutable},
-		{"directory", dir, "", ErrNotExecutable},
+		{"missing", filepath.Join(dir, "nope"), "", reaper.ErrNotFound},
+		{"under a file", filepath.Join(real, "x"), "", reaper.ErrNotExecutable},
+		{"not executable", writeFile(t, filepath.Join(dir, "plain"), 0o644), "", reaper.ErrNotExecutable},
+		{"directory", dir, "", reaper.ErrNotExecutable},
 		{"self", self, "", ErrIsWrapper},
 		{"symlink to self", symlink(t, self, filepath.Join(dir, "cursor-agent")), "", ErrIsWrapper},
 		{"bare name searched on PATH", "my-agent", onPath, nil},
-		{"bare name missing", "other-agent", "", ErrNotFound},
+		{"bare name missing", "other-agent", "", reaper.ErrNotFound},
 	} {
 		got, err := Resolve([]string{"cursor-agent"}, c.explicit, self, pathEnv)
 		if got != c.want || !errors.Is(err, c.err) {
@@ -154,12 +155,12 @@ func TestResolvePath(t *testing.T) {
 		{
 			name:  "only non-executable",
 			setup: func(t *testing.T) { writeFile(t, d("y1/cursor-agent"), 0o644) },
-			dirs:  []string{"y1"}, err: ErrNotExecutable,
+			dirs:  []string{"y1"}, err: reaper.ErrNotExecutable,
 		},
 		{
 			name:  "nothing",
 			setup: func(t *testing.T) {},
-			dirs:  []string{"z1", "z2"}, err: ErrNotFound,
+			dirs:  []string{"z1", "z2"}, err: reaper.ErrNotFound,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -183,7 +184,7 @@ func TestResolvePath(t *testing.T) {
 			if c.err == ErrIsWrapper && !strings.Contains(err.Error(), "would run itself") {
 				t.Errorf("%v does not say the wrapper would run itself", err)
 			}
-			if c.err == ErrNotFound && !strings.Contains(err.Error(), "cursor-agent or agent") {
+			if c.err == reaper.ErrNotFound && !strings.Contains(err.Error(), "cursor-agent or agent") {
 				t.Errorf("%v does not name the binaries searched", err)
 			}
 		})
@@ -196,8 +197,8 @@ func TestResolveSkipsRelativeAndEmptyEntries(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "cursor-agent"), 0o755)
 	t.Chdir(dir)
 	_, err := Resolve([]string{"cursor-agent"}, "", "", ":.:bin")
-	if !errors.Is(err, ErrNotFound) {
-		t.Errorf("Resolve through relative entries: %v, want ErrNotFound", err)
+	if !errors.Is(err, reaper.ErrNotFound) {
+		t.Errorf("Resolve through relative entries: %v, want reaper.ErrNotFound", err)
 	}
 }
 

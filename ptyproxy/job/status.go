@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
@@ -150,9 +151,9 @@ func (c Command) truncates(out ptyproxy.Outcome) bool {
 // itself found), 125 anything else.
 func StartStatus(err error) int {
 	switch {
-	case errors.Is(err, shellhook.ErrNotExecutable), errors.Is(err, ptyproxy.ErrNotExecutable):
+	case errors.Is(err, reaper.ErrNotExecutable):
 		return ExitNotExec
-	case errors.Is(err, shellhook.ErrNotFound), errors.Is(err, shellhook.ErrIsWrapper), errors.Is(err, ptyproxy.ErrNotFound):
+	case errors.Is(err, reaper.ErrNotFound), errors.Is(err, shellhook.ErrIsWrapper):
 		return ExitNotFound
 	}
 	return ExitWrapper

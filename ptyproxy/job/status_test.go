@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/reaper"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -132,9 +133,9 @@ func TestStatusOfAgentErrors(t *testing.T) {
 func TestStartStatus(t *testing.T) {
 	t.Parallel()
 	for err, want := range map[error]int{
-		fmt.Errorf("x: %w", ptyproxy.ErrNotFound):      ExitNotFound,
-		fmt.Errorf("x: %w", ptyproxy.ErrNotExecutable): ExitNotExec,
-		errors.New("anything else"):                    ExitWrapper,
+		fmt.Errorf("x: %w", reaper.ErrNotFound):      ExitNotFound,
+		fmt.Errorf("x: %w", reaper.ErrNotExecutable): ExitNotExec,
+		errors.New("anything else"):                  ExitWrapper,
 	} {
 		if got := StartStatus(err); got != want {
 			t.Errorf("%v: %d, want %d", err, got, want)
