@@ -41,6 +41,9 @@ type Summary struct {
 	Hang        *HangDetected
 	AgentError  *AgentErrorRecord
 	StartFailed *StartFailed
+	// TelemetryFailed is the last record of traces or metrics the
+	// collector did not take, written beside the run after its end.
+	TelemetryFailed *TelemetryFailed
 	// Usage is the running total last logged, the exit record's when it
 	// has one; nil when the agent reported nothing, which is not 0.
 	Usage *UsageRecord
@@ -259,6 +262,8 @@ func (s *summary) take(line []byte, whole bool) error {
 		return decode(line, whole, msg, &s.AgentError)
 	case MsgStartFailed:
 		return decode(line, whole, msg, &s.StartFailed)
+	case MsgTelemetryFailed:
+		return decode(line, whole, msg, &s.TelemetryFailed)
 	}
 	return nil
 }

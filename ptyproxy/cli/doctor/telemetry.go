@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,34 +51,10 @@ func checkTelemetry(check func(bool, string, string), warn func(string, string),
 func lastFailure(dir string) (string, *sessionlog.TelemetryFailed) {
 	logs := sessionlog.List(dir)
 	for _, log := range logs[:min(len(logs), 10)] {
-		if f := failureIn(log); f != nil {
-			return log, f
+		if s, err := sessionlog.ReadSummary(log); err == nil && s.TelemetryFailed != nil {
+			return log, s.TelemetryFailed
 		}
 	}
 	return "", nil
 }
 
-// tailBytes bounds what is read of each log.
-const tailBytes = 64 << 10
-
-func failureIn(path string) *sessionlog.TelemetryFailed {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > tailBytes {
-		_, _ = f.Seek(st.Size()-tailBytes, io.SeekStart) // A cut first line does not decode: skipped.
-	}
-	var found *sessionlog.TelemetryFailed
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), tailBytes)
-	for sc.Scan() {
-		if _, rec, err := sessionlog.Decode(sc.Bytes()); err == nil {
-			if t, ok := rec.(*sessionlog.TelemetryFailed); ok {
-				found = t
-			}
-		}
-	}
-	return found
-}
