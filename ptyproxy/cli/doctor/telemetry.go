@@ -57,4 +57,3 @@ func lastFailure(dir string) (string, *sessionlog.TelemetryFailed) {
 	}
 	return "", nil
 }
-
