@@ -143,7 +143,7 @@ func (w *stuckWriter) Write(p []byte) (int, error) {
 }
 
 // TestStdoutTakesNothing: the agent writes more than the wrapper's stdout
-// takes and exits. Once stdout has taken nothing for stdoutStall, the rest
+// takes and exits. Once stdout has taken nothing for Stall, the rest
 // of the output is given up on, said so, and the attempt ends. On the fake
 // clock the test does not wait the 10 s a real one would.
 func TestStdoutTakesNothing(t *testing.T) {
@@ -186,7 +186,7 @@ func TestStdoutTakesNothing(t *testing.T) {
 	if res.Cause != Downstream || res.StdoutErr == nil || !strings.Contains(res.StdoutErr.Error(), "stdout took nothing for 10s") {
 		t.Errorf("outcome %+v", res)
 	}
-	if res.ExitCode != 0 || res.Ended.Sub(start) < stdoutStall || res.Ended.Sub(start) > stdoutStall+stallEvery {
-		t.Errorf("exit %d, ended %v after the start on the fake clock; want the agent's 0 after about %v", res.ExitCode, res.Ended.Sub(start), stdoutStall)
+	if res.ExitCode != 0 || res.Ended.Sub(start) < Stall || res.Ended.Sub(start) > Stall+stallEvery {
+		t.Errorf("exit %d, ended %v after the start on the fake clock; want the agent's 0 after about %v", res.ExitCode, res.Ended.Sub(start), Stall)
 	}
 }

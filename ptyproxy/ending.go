@@ -39,7 +39,7 @@ type endAction int
 const (
 	endWait          endAction = iota // nothing now; ask again at the instant given, or at the next event if zero
 	endLook                           // look at the tree, then ask again
-	endGiveUpStdout                   // stdout took nothing for stdoutStall: count the output as drained, then ask again
+	endGiveUpStdout                   // stdout took nothing for Stall: count the output as drained, then ask again
 	endKill                           // SIGKILL what is left, then ask again
 	endStopLeftovers                  // the agent exited and left processes: begin the staged kill
 	endKeepLeftovers                  // the agent exited and left processes, to be kept: the attempt is over
@@ -49,9 +49,11 @@ const (
 // pollEvery paces the looks at the tree while stopping.
 const pollEvery = 10 * time.Millisecond
 
-// stdoutStall is how long a stdout that takes none of the agent's last
-// output is waited for, once the agent has exited.
-const stdoutStall = 10 * time.Second
+// Stall is how long the wrapper's stdout or stderr that takes none of
+// what is left to write is waited for, once the agent has exited: then it
+// is given up on, and what it did not take is said (the console's Close
+// follows the same rule).
+const Stall = 10 * time.Second
 
 // stallEvery paces the checks of stdout once the agent has exited, while
 // no write is under way (one may begin at any time).
@@ -70,7 +72,7 @@ func (e *ending) stop(now time.Time, grace time.Duration) {
 // group gets the grace to exit on the signal; once it is gone, or the
 // grace is over, what is left, such as tools in their own sessions, is
 // killed at once. Either way the output is drained before the end, and a
-// stdout that takes none of it for stdoutStall is given up on.
+// stdout that takes none of it for Stall is given up on.
 func (e ending) next(now time.Time, f endFacts) (endAction, time.Time) {
 	if e.phase == Exiting {
 		return endDone, time.Time{}
@@ -79,7 +81,7 @@ func (e ending) next(now time.Time, f endFacts) (endAction, time.Time) {
 	if f.exited && !f.drained {
 		if f.writing.IsZero() {
 			stallAt = now.Add(stallEvery)
-		} else if stallAt = f.writing.Add(stdoutStall); !now.Before(stallAt) {
+		} else if stallAt = f.writing.Add(Stall); !now.Before(stallAt) {
 			return endGiveUpStdout, time.Time{}
 		}
 	}

@@ -59,6 +59,7 @@ func run(ctx context.Context, o Options, clock Clock) (Outcome, error) {
 		end:    ending{keepOrphans: o.KeepOrphans},
 		stderr: make(chan stderrText, 64),
 		input:  newInputs(p),
+		errs:   errCopy{began: make(chan struct{}, 1)},
 	}
 	l.kill = &killer{tree: l.tree, pgid: p.pid}
 	l.cutLines()
@@ -93,6 +94,7 @@ type loop struct {
 	exited   bool
 	drained  bool
 	stderr   chan stderrText // nil once closed
+	errs     errCopy         // shared with the copy of stderr (stderr.go)
 	events   []byte          // a batch's event records, written at once
 	answer   stream.Reply
 
@@ -164,7 +166,7 @@ func (l *loop) run(ctx context.Context) Outcome {
 	l.timer.Stop()
 	l.endTimer.Stop()
 	// The end of the loop: the last of stderr is waited for from here.
-	l.lastStderr(l.clock.Now(), stderrDone, abandon)
+	l.lastStderr(stderrDone, abandon)
 	if err := l.r.stdoutErr(); err != nil && l.out.StdoutErr == nil {
 		// Stdout failed while the agent's last output was drained.
 		l.out.StdoutErr = err

@@ -37,6 +37,10 @@ func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
 // The ioctls that read and set a terminal's attributes.
 const getTermios, setTermios = unix.TIOCGETA, unix.TIOCSETA
 
+// fionread is the ioctl that says how many bytes a pipe holds: FIONREAD,
+// _IOR('f', 127, int), which x/sys/unix does not name for darwin.
+const fionread = 0x4004667f
+
 // closeSlave keeps the parent's slave copy when the agent is reaped, until
 // closeAll: a macOS master can drop what it still buffers once every slave
 // descriptor is closed (RELIABILITY §1.2, cited from pexpect#662 and

@@ -28,6 +28,9 @@ func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 // The ioctls that read and set a terminal's attributes.
 const getTermios, setTermios = unix.TCGETS, unix.TCSETS
 
+// fionread is the ioctl that says how many bytes a pipe holds (FIONREAD).
+const fionread = unix.TIOCINQ
+
 // closeSlave drops the parent's slave copy once the agent is reaped, so
 // the master reads EIO as soon as no descendant holds the PTY either.
 func (p *proc) closeSlave() { p.dropSlave() }

@@ -1,14 +1,21 @@
 package ptyproxy
 
 import (
+	"fmt"
+	"os"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
 
 // The agent's stderr: passed on as it arrives, after the stdout written
 // before it (order.go), each line logged by the loop, and what is left
-// read at the end within a bound.
+// read at the end: all of what the agent wrote, as long as the wrapper's
+// stderr takes some of it at least every Stall (stdout's rule).
 
 // A stderrText is a line of the agent's stderr, or (whole unset) the
 // start of one its writer paused after, stamped with the time it was
@@ -25,7 +32,9 @@ type stderrText struct {
 // readStderr passes the agent's stderr on as it arrives, once what the
 // agent wrote to stdout before it has been, and hands each line to the
 // loop for the log (lines), until the loop abandons it; when the loop
-// listens for questions, the unfinished line after each read too.
+// listens for questions, the unfinished line after each read too. Once the
+// loop drains it (lastStderr), a read waits at most drainQuiet for more,
+// and after drainMax only what the pipe held when the drain began is read.
 func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon <-chan struct{}) {
 	defer close(done)
 	defer close(lines)
@@ -39,12 +48,28 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	}
 	split := stream.NewSplitter(64<<10, func(ln stream.Line) { send(ln.Text, true) })
 	buf := make([]byte, 32<<10)
+	var drained int64 // read since the copy saw the drain begin
+	draining := false
 	for {
+		if until := l.errs.drainUntil.Load(); until != 0 {
+			if draining && drained >= l.errs.owed.Load() && time.Now().UnixNano() > until {
+				split.Flush() // A stranger that keeps writing: what the agent wrote is read.
+				return
+			}
+			draining = true
+			// A file's deadline is kept by the kernel's poller, on the
+			// system clock. Set before each read: a write that waited on
+			// a slow stderr must not leave the next read's deadline past.
+			_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
+		}
 		n, err := l.p.stderr.Read(buf)
 		if n > 0 {
 			at = l.clock.Now()
 			order.wait()
-			_, _ = l.o.Stderr.Write(buf[:n]) // Our stderr failing must not stop the agent.
+			if draining {
+				drained += int64(n)
+			}
+			l.passStderr(buf[:n], abandon)
 			split.Write(buf[:n])
 			if split.MidLine() && l.o.Asks != nil {
 				send(split.Pending(), false)
@@ -57,22 +82,78 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	}
 }
 
-// stderrWait bounds how long the end of an attempt waits for the agent's
-// last stderr to be passed on.
-const stderrWait = time.Second
+// errCopy is what the copy of the agent's stderr and the loop share.
+type errCopy struct {
+	// writingSince is when, on the loop's clock, the write under way
+	// began (Unix ns), 0 when none; pending the bytes read and not yet
+	// written.
+	writingSince, pending atomic.Int64
+	// drainUntil is when, on the system clock, the drain's reads may stop
+	// (Unix ns), 0 until the drain; owed is what the pipe held when the
+	// drain began: that much is read whatever the time.
+	drainUntil, owed atomic.Int64
+	// began has a value once a write began since the loop last looked.
+	began chan struct{}
+}
+
+// passStderr writes p to the wrapper's stderr in pieces of drainPiece, so
+// that a stderr that takes nothing at all can be told from a slow one.
+// Nothing is dropped while it takes some; once the loop abandoned the
+// copy, the rest is (it was counted then).
+func (l *loop) passStderr(p []byte, abandon <-chan struct{}) {
+	c := &l.errs
+	c.pending.Store(int64(len(p)))
+	for len(p) > 0 {
+		select {
+		case <-abandon:
+			return
+		default:
+		}
+		n := min(drainPiece, len(p))
+		c.writingSince.Store(l.clock.Now().UnixNano())
+		select {
+		case c.began <- struct{}{}:
+		default: // The loop has yet to look at the last one.
+		}
+		_, _ = l.o.Stderr.Write(p[:n]) // Our stderr failing must not stop the agent.
+		c.writingSince.Store(0)
+		c.pending.Add(-int64(n))
+		p = p[n:]
+	}
+}
 
 // lastStderr passes on what is left of the agent's stderr once everything
-// that held it is gone: what is in the pipe is read, then the read gives
-// up rather than wait on a stranger. A wrapper's stderr that takes nothing
-// must not keep the attempt open: the copy is abandoned after stderrWait.
-// abandon is closed, not sent on, so that the copy sees it too.
-func (l *loop) lastStderr(now time.Time, done <-chan struct{}, abandon chan struct{}) {
-	// A file's deadline is kept by the kernel's poller, on the system clock.
+// that held it is gone: what the pipe holds is read, and more as long as
+// it comes within drainQuiet (for drainMax at most: a stranger may hold
+// it), and written as long as the wrapper's stderr takes some of it at
+// least every Stall. Given up on after that, the copy is abandoned, and a
+// record says how much of the agent's stderr was not delivered; the exit
+// status stands. abandon is closed, not sent on, so that the copy sees it
+// too.
+func (l *loop) lastStderr(done <-chan struct{}, abandon chan struct{}) {
+	c := &l.errs
+	c.owed.Store(Unread(l.p.stderr))
+	c.drainUntil.Store(time.Now().Add(drainMax).UnixNano())
+	// A read under way on an empty pipe ends once the pipe has been quiet;
+	// the copy sets the same deadline before each read from now on.
 	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
 	wait := l.clock.NewTimer()
-	wait.Reset(now.Add(stderrWait))
 	defer wait.Stop()
 	for l.stderr != nil || done != nil {
+		// While a write is under way, the loop wakes when it would have
+		// taken nothing for Stall; the copy says when one begins.
+		var stalled <-chan time.Time
+		if since := c.writingSince.Load(); since != 0 {
+			at := time.Unix(0, since).Add(Stall)
+			if !l.clock.Now().Before(at) {
+				l.giveUpStderr(abandon)
+				return
+			}
+			wait.Reset(at)
+			stalled = wait.C()
+		} else {
+			wait.Stop()
+		}
 		select {
 		case line, ok := <-l.stderr:
 			if !ok {
@@ -82,9 +163,31 @@ func (l *loop) lastStderr(now time.Time, done <-chan struct{}, abandon chan stru
 			l.onStderr(line, l.clock.Now())
 		case <-done:
 			done = nil
-		case <-wait.C():
-			close(abandon)
-			return
+		case <-c.began:
+		case <-stalled:
 		}
 	}
+}
+
+// giveUpStderr abandons the copy of the agent's stderr to a wrapper's
+// stderr that has taken nothing for Stall, and records how much of the
+// agent's stderr is not delivered: what the copy holds, and what is left
+// in the pipe.
+func (l *loop) giveUpStderr(abandon chan struct{}) {
+	close(abandon)
+	lost := l.errs.pending.Load() + Unread(l.p.stderr)
+	l.o.Log.Write(sessionlog.StderrDropped{Bytes: lost,
+		Error: fmt.Sprintf("stderr took nothing for %s after the agent exited; %d bytes of the agent's stderr were not delivered", Stall, lost)})
+}
+
+// Unread is how many bytes f, a pipe's read end (or a socket), holds
+// unread: 0 when it cannot tell.
+func Unread(f *os.File) int64 {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var n int
+	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), fionread) })
+	return int64(n)
 }

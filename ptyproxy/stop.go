@@ -146,11 +146,11 @@ func (l *loop) onExit(st exitStatus, now time.Time) {
 }
 
 // giveUpStdout ends the drain of an attempt whose agent has exited but
-// whose stdout has taken nothing for stdoutStall: a caller that waits for
+// whose stdout has taken nothing for Stall: a caller that waits for
 // the wrapper's exit before it reads would wait for ever. What was not
 // written is lost, and said so.
 func (l *loop) giveUpStdout() {
-	err := fmt.Errorf("stdout took nothing for %s after the agent exited; the rest of its output was not delivered", stdoutStall)
+	err := fmt.Errorf("stdout took nothing for %s after the agent exited; the rest of its output was not delivered", Stall)
 	l.out.Cause, l.out.StdoutErr = Downstream, err
 	l.o.Log.Write(sessionlog.DownstreamClosed{Error: err.Error()})
 	l.o.Console.Warn(err.Error())

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -26,23 +27,36 @@ import (
 //
 // Nothing the wrapper decides waits on stderr. Everything is written by the
 // console's own goroutine, in order, from a bounded queue: a message that
-// finds the queue full is dropped and counted (a blocked stderr costs
-// words, never a kill); the agent's stderr waits for room instead, since it
-// must not be lost, which blocks only the goroutine that copies it.
+// finds the messages' share of it full is dropped and counted (a blocked
+// stderr costs words, never a kill); the agent's stderr waits for room
+// instead, since it must not be lost, which blocks only the goroutine that
+// copies it. The two have room of their own: the agent's stderr never
+// takes the room of the wrapper's last words.
+//
+// # Nothing lost to a slow reader
+//
+// The queue is written in pieces, each making room as it goes, so a slow
+// reader of stderr is told from one that takes nothing. Close waits for
+// everything queued as long as stderr makes progress, and gives up only
+// once it has taken nothing for the stall it is given (stdout's rule:
+// ptyproxy.Stall), saying how much was not written.
 type Console struct {
 	tty   bool       // the status line is drawn only on a terminal
 	width func() int // the terminal's width, for truncation
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []item
-	queued  int     // bytes in queue
-	status  *string // a status line to draw, the newest only
-	dropped int     // messages dropped since the last note
-	closed  bool
-	idle    bool // the writer is waiting for work (broadcast when it begins)
-	held    bool // no status line is drawn (Hold)
-	done    chan struct{}
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []item
+	queued   int     // bytes of the agent's stderr queued and not yet written
+	said     int     // bytes of the wrapper's messages queued and not yet written
+	status   *string // a status line to draw, the newest only
+	dropped  int     // messages dropped since the last note
+	closed   bool
+	closing  bool // Close was called: a second call returns at once
+	idle     bool // the writer is waiting for work (broadcast when it begins)
+	held     bool // no status line is drawn (Hold)
+	done     chan struct{}
+	progress atomic.Int64 // Unix ns: when the writer last took work or wrote a piece
 
 	// The writer's own state: what is on the screen.
 	screen    sync.Mutex // held while writing to the terminal
@@ -57,9 +71,17 @@ type item struct {
 	b     []byte
 }
 
-// maxQueued bounds what waits for stderr: far more than a burst of
-// messages, little memory.
-const maxQueued = 256 << 10
+// maxQueued bounds the agent's stderr that waits for stderr, and
+// maxSaid the wrapper's messages: far more than a burst of them, little
+// memory.
+const (
+	maxQueued = 256 << 10
+	maxSaid   = 64 << 10
+)
+
+// piece is how much is written to stderr at a time: a pipe's atomic write,
+// so that a reader that takes anything at all lets one through.
+const piece = 4 << 10
 
 // New returns a Console writing to w. tty says whether w is a
 // terminal; width reports its width (nil for 80).
@@ -69,6 +91,7 @@ func New(w io.Writer, tty bool, width func() int) *Console {
 	}
 	c := &Console{w: w, tty: tty, width: width, lineStart: true, done: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
+	c.progress.Store(time.Now().UnixNano())
 	go c.run()
 	return c
 }
@@ -93,7 +116,7 @@ func (c *Console) Write(p []byte) (int, error) {
 func (c *Console) line(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.queued+len(b) > maxQueued {
+	if c.closed || c.said+len(b) > maxSaid {
 		c.dropped++
 		return
 	}
@@ -102,7 +125,24 @@ func (c *Console) line(b []byte) {
 
 func (c *Console) push(it item) {
 	c.queue = append(c.queue, it)
-	c.queued += len(it.b)
+	if it.agent {
+		c.queued += len(it.b)
+	} else {
+		c.said += len(it.b)
+	}
+	c.cond.Broadcast()
+}
+
+// written makes room for n bytes of an item written.
+func (c *Console) written(agent bool, n int) {
+	c.progress.Store(time.Now().UnixNano())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if agent {
+		c.queued -= n
+	} else {
+		c.said -= n
+	}
 	c.cond.Broadcast()
 }
 
@@ -156,16 +196,42 @@ func (c *Console) isHeld() bool {
 	return c.held
 }
 
-// Close writes what is queued, waiting at most wait for a stderr that
-// does not take it, then stops the console. Later writes are dropped.
-func (c *Console) Close(wait time.Duration) {
+// Close writes what is queued, as long as stderr takes some of it at least
+// every stall, then stops the console, and returns how many bytes it could
+// not write (0 when it wrote them all). Later writes are dropped; a second
+// Close returns 0 at once.
+func (c *Console) Close(stall time.Duration) (unwritten int) {
 	c.mu.Lock()
-	c.closed = true
+	if c.closing {
+		c.mu.Unlock()
+		return 0
+	}
+	c.closing, c.closed = true, true
 	c.cond.Broadcast()
 	c.mu.Unlock()
-	select {
-	case <-c.done:
-	case <-time.After(wait):
+	wait := time.NewTimer(stall)
+	defer wait.Stop()
+	for {
+		c.mu.Lock()
+		idle := c.idle
+		c.mu.Unlock()
+		// Busy, the writer has taken nothing since its last piece (or since
+		// it took its work), however long before Close that was: a stall
+		// already waited out is not waited for again.
+		due := time.Unix(0, c.progress.Load()).Add(stall)
+		if idle {
+			due = time.Now().Add(stall) // It wakes to take the last of the work, or ends.
+		} else if !time.Now().Before(due) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return c.queued + c.said
+		}
+		wait.Reset(time.Until(due))
+		select {
+		case <-c.done:
+			return 0
+		case <-wait.C:
+		}
 	}
 }
 
@@ -181,25 +247,38 @@ func (c *Console) run() {
 			}
 			c.cond.Wait()
 		}
+		if c.idle {
+			c.progress.Store(time.Now().UnixNano()) // Busy from now: no stall before.
+		}
 		c.idle = false
 		if len(c.queue) == 0 && c.status == nil && c.dropped == 0 && c.closed {
 			c.mu.Unlock()
 			return
 		}
 		queue, status, dropped := c.queue, c.status, c.dropped
-		c.queue, c.queued, c.status, c.dropped = nil, 0, nil, 0
-		c.cond.Broadcast() // Room for the agent's stderr.
+		c.queue, c.status, c.dropped = nil, nil, 0
+		c.cond.Broadcast() // To whoever waits for the queue to be taken.
 		c.mu.Unlock()
 
 		c.screen.Lock()
 		for _, it := range queue {
 			c.erase()
+			if it.agent {
+				// In pieces, each making room: the agent's stderr waits only
+				// for the reader, never for the rest of the queue.
+				for b := it.b; len(b) > 0; b = b[min(piece, len(b)):] {
+					c.write(b[:min(piece, len(b))])
+					c.written(true, min(piece, len(b)))
+				}
+				continue
+			}
 			b := it.b
-			if !it.agent && (!c.lineStart || c.stdoutMid) {
+			if !c.lineStart || c.stdoutMid {
 				// Never glue a message to a partial line.
 				b = append([]byte{'\n'}, b...)
 			}
 			c.write(b)
+			c.written(false, len(it.b))
 		}
 		if dropped > 0 {
 			c.erase()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +162,97 @@ func TestConsoleHold(t *testing.T) {
 	c.Close(time.Second)
 	if want := "\rcursor-wrap 1s\x1b[K\r\x1b[K\rcursor-wrap 3s\x1b[K"; b.String() != want {
 		t.Errorf("console wrote %q, want %q", b.String(), want)
+	}
+}
+
+// slowReader is a stderr read at a steady rate: each write takes as long
+// as its bytes need at rate bytes a second.
+type slowReader struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	rate int
+}
+
+func (s *slowReader) Write(p []byte) (int, error) {
+	time.Sleep(time.Duration(len(p)) * time.Second / time.Duration(s.rate))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// TestConsoleSlowReader: a stderr read slowly but steadily loses nothing,
+// however long it takes past the stall: the agent's stderr in full, then
+// the wrapper's last message, and Close says nothing was left unwritten.
+func TestConsoleSlowReader(t *testing.T) {
+	t.Parallel()
+	r := &slowReader{rate: 70 << 10} // 200 KiB in about 3 s, a piece in 60 ms
+	c := New(r, false, nil)
+	agent := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16)
+	c.Write(agent)
+	c.Write([]byte("FATAL: the end\n"))
+	slog.New(c.Handler(slog.LevelInfo)).Info("session finished")
+	start := time.Now()
+	if n := c.Close(time.Second); n != 0 {
+		t.Errorf("Close left %d bytes unwritten", n)
+	}
+	want := string(agent) + "FATAL: the end\ncursor-wrap: session finished\n"
+	r.mu.Lock()
+	got := r.b.String()
+	r.mu.Unlock()
+	if got != want {
+		t.Errorf("stderr got %d bytes ending %q, want %d ending %q", len(got), got[max(len(got)-40, 0):], len(want), want[len(want)-40:])
+	}
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("Close returned after %v: the reader was not slow", took)
+	}
+}
+
+// gate is a stderr that takes nothing until it is opened.
+type gate struct {
+	open chan struct{}
+	b    bytes.Buffer
+	mu   sync.Mutex
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	<-g.open
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.b.Write(p)
+}
+
+// TestConsoleGivesUp: a stderr that takes nothing is given up on once it
+// has taken nothing for the stall, and Close says how much it did not
+// write: the agent's stderr and the wrapper's messages queued. The
+// wrapper's messages have room of their own: the agent's stderr filling
+// its share does not drop them.
+func TestConsoleGivesUp(t *testing.T) {
+	t.Parallel()
+	g := &gate{open: make(chan struct{})}
+	c := New(g, false, nil)
+	start := time.Now()
+	c.Write(make([]byte, 100))
+	settleTaken(c)                       // The writer took it, and waits on the gate from now.
+	c.Write(make([]byte, maxQueued-100)) // All the agent's room left.
+	slog.New(c.Handler(slog.LevelInfo)).Info("the summary")
+	n := c.Close(time.Second)
+	if took := time.Since(start); took < time.Second || took > 5*time.Second {
+		t.Errorf("Close gave up %v after the writer took its work, want the stall", took)
+	}
+	if want := maxQueued + len("cursor-wrap: the summary\n"); n != want {
+		t.Errorf("Close left %d bytes unwritten, want %d", n, want)
+	}
+	if n := c.Close(time.Hour); n != 0 {
+		t.Errorf("a second Close: %d", n)
+	}
+	close(g.open)
+}
+
+// settleTaken waits until the writer has taken what is queued.
+func settleTaken(c *Console) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.queue) > 0 {
+		c.cond.Wait()
 	}
 }

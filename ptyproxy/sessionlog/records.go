@@ -168,6 +168,16 @@ type DownstreamClosed struct {
 	Error string `json:"error"`
 }
 
+// StderrDropped is the agent's stderr, and the wrapper's own last lines,
+// that the wrapper's stderr did not take: it took nothing for ptyproxy's
+// Stall after the agent exited (or, written beside the run, after the
+// run), and was given up on. The exit status stands.
+type StderrDropped struct {
+	record
+	Bytes int64  `json:"bytes"`
+	Error string `json:"error"`
+}
+
 // ConfigReloaded is a config change applied to the running attempt.
 type ConfigReloaded struct {
 	record
@@ -367,6 +377,7 @@ var kinds = []kind{
 	of[AgentExited]("agent_exited", slog.LevelInfo, nil),
 	of[Leftovers]("leftovers", slog.LevelInfo, func(r *Leftovers) string { return r.Message }),
 	of[DownstreamClosed]("downstream_closed", slog.LevelWarn, func(r *DownstreamClosed) string { return r.Error }),
+	besideRun(of[StderrDropped]("stderr_dropped", slog.LevelWarn, func(r *StderrDropped) string { return r.Error })),
 	of[ConfigReloaded]("config_reloaded", slog.LevelInfo, reloadWords),
 	of[ConfigError]("config_error", slog.LevelWarn, func(r *ConfigError) string { return r.Error }),
 	of[OnHang]("on_hang", slog.LevelInfo, func(r *OnHang) string { return r.Command }),

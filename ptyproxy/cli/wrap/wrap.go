@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -85,7 +86,10 @@ func Run(env *cli.Env, args []string) int {
 		}
 		return w
 	})
-	defer stderr.Close(time.Second)
+	// Written as long as stderr takes some at least every ptyproxy.Stall,
+	// as stdout is: a slow reader gets the end of the agent's stderr and
+	// the summary line.
+	defer stderr.Close(ptyproxy.Stall)
 	messages := slog.New(stderr.Handler(live.Level()))
 	for _, w := range cli.UnknownEnv(os.Environ()) {
 		messages.Warn(w)
@@ -106,11 +110,12 @@ func Run(env *cli.Env, args []string) int {
 	if o.Stdin != "close" && !cli.IsTerminal(env.Stdin) {
 		j.Stdin = env.Stdin
 	}
+	stopStatus := func() {}
 	if live.Config().Status {
 		var latest atomic.Pointer[ptyproxy.Status]
 		j.OnStatus = func(st ptyproxy.Status) { latest.Store(&st) }
-		stop := drawStatus(stderr, errFd, &latest, cmd.Profile, j.Redact)
-		defer stop()
+		stopStatus = drawStatus(stderr, errFd, &latest, cmd.Profile, j.Redact)
+		defer stopStatus()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -137,6 +142,8 @@ func Run(env *cli.Env, args []string) int {
 	if next := cmd.NextStep(res, inspectCommand(env, res.LogPath)); next != "" {
 		j.Logger().Info(next)
 	}
+	stopStatus() // Taken down before the last of stderr is written.
+	j.StderrUnwritten(res, stderr.Close(ptyproxy.Stall))
 	return res.End.Status
 }
 
@@ -207,7 +214,7 @@ func drawStatus(stderr *console.Console, fd int, latest *atomic.Pointer[ptyproxy
 			}
 		}
 	}()
-	return func() { close(done); <-stopped }
+	return sync.OnceFunc(func() { close(done); <-stopped })
 }
 
 // background reports whether the terminal at fd is the wrapper's
