@@ -68,10 +68,12 @@ type Job struct {
 	redact  *redact.Redactor
 	console *slog.Logger
 	mu      sync.Mutex
-	log     *sessionlog.File // the running attempt's
-	notes   notices          // notify.go
-	spent   stream.Tally     // over the attempts, each adding its total
-	export  export           // telemetry.go
+	log     *sessionlog.File     // the running attempt's
+	rec     *sessionlog.Recorder // the running attempt's records, nil between attempts
+	silent  *silentStdin         // the stdin closed after stdin_wait, if it may be
+	notes   notices              // notify.go
+	spent   stream.Tally         // over the attempts, each adding its total
+	export  export               // telemetry.go
 }
 
 // Limits are an MCP call's own timeouts, as clamped to the [mcp] bounds,
@@ -126,9 +128,10 @@ func (j *Job) run(ctx context.Context) (Result, error) {
 	}
 	pol := &policy{off: j.NoRestart, agent: j.Cmd.Profile.Name, canResume: j.Cmd.Profile.CanResume()}
 	args, why := j.Cmd.Args, ""
+	var notes []sessionlog.Input // what a restart changed of the agent's input
 	run := newRunID()
 	for attempt := 1; ; attempt++ {
-		res, err := j.attempt(ctx, run, attempt, why, args, first)
+		res, err := j.attempt(ctx, run, attempt, why, args, first, notes)
 		if err != nil {
 			j.ended(res, err)
 			return res, err
@@ -146,10 +149,13 @@ func (j *Job) run(ctx context.Context) (Result, error) {
 			if next.refusal != "" {
 				j.console.Warn(next.refusal)
 			}
+			if next.stdinLost {
+				j.stdinNotReplayed(res, next.refusal, stdin)
+			}
 			j.ended(res, nil)
 			return res, nil
 		}
-		args, first = j.Cmd.Args, again
+		args, first, notes = j.Cmd.Args, again, j.restartNotes(next, cfg.RestartPrompt, stdin)
 		if next.resume != "" {
 			args, first = j.Cmd.Profile.Resume(j.Cmd.Args, next.resume, cfg.RestartPrompt), nil
 		}
@@ -232,7 +238,7 @@ func (j *Job) sleep(ctx context.Context, at time.Time) (os.Signal, bool) {
 }
 
 // attempt runs attempt n of the run called run, with its own session log.
-func (j *Job) attempt(ctx context.Context, run string, n int, why string, args []string, stdin io.Reader) (Result, error) {
+func (j *Job) attempt(ctx context.Context, run string, n int, why string, args []string, stdin io.Reader, notes []sessionlog.Input) (Result, error) {
 	// Followed before the config is read, an attempt misses no reload.
 	reloads, unfollow := j.follow()
 	defer unfollow()
@@ -246,7 +252,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	j.mu.Unlock()
 	var sink io.Writer = logFile
 	if j.Tap != nil {
-		sink = io.MultiWriter(logFile, j.Tap)
+		sink = &lockedWriter{w: io.MultiWriter(logFile, j.Tap)} // Stdin's feeder records too.
 	}
 	rec := sessionlog.NewRecorder(j.telemetrySink(sink), j.redact)
 	command := j.commandRecord(run, n, args)
@@ -255,6 +261,17 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	if why != "" {
 		rec.Write(sessionlog.Restart{Attempt: n, Why: why})
 	}
+	for _, r := range j.inputRecords(args, env, notes) {
+		rec.Write(r)
+	}
+	j.mu.Lock()
+	j.rec = rec
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		j.rec = nil
+		j.mu.Unlock()
+	}()
 	j.budgetCaveats(rec, j.thresholds(cfg))
 	warn := &warner{j: j, log: logFile, next: j.OnStatus}
 	onSession := func(id string) {
@@ -298,6 +315,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		rec.Write(sessionlog.StartFailed{Error: err.Error(), Status: StartStatus(err)})
 		return res, err
 	}
+	j.lateStdin(rec)
 	j.notifyError(res)
 	if q := out.Question; q != nil {
 		words := watchdog.PersonWords(q.Quote, q.Fix)

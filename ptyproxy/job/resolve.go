@@ -37,8 +37,11 @@ type Command struct {
 	Profile *stream.Profile
 	Path    string
 	Args    []string
-	Env     []string
-	Dir     string
+	// Given are the arguments as the caller gave them, before the wrapper
+	// added its own (an MCP call's prompt after "--").
+	Given []string
+	Env   []string
+	Dir   string
 	// Mode is Events for a streaming run, Bytes for another headless
 	// output format, Interactive for a run the wrapper must not watch
 	// (alias mode only: the caller execs the agent instead).
@@ -106,6 +109,7 @@ func Resolve(cfg config.Config, r Request) (Command, error) {
 		// "--resume=X" as a prompt must not become the agent's flags.
 		c.Args = []string{"--", r.Prompt}
 	}
+	c.Given = c.Args
 	if r.Alias {
 		c.Mode = profile.ModeOf(c.Args)
 		c.Dir = ""

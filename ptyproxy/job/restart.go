@@ -75,8 +75,10 @@ type step struct {
 	at    time.Time // when the next attempt starts: after a backoff, later than now
 	why   string    // why it runs, and how
 	// refusal says why no restart runs though one was due; "" when none
-	// was.
-	refusal string
+	// was. stdinLost says it is because the rerun could not have the run's
+	// stdin again.
+	refusal   string
+	stdinLost bool
 }
 
 // Backoff after a rate limit or a network failure: the wait the agent
@@ -168,7 +170,7 @@ func (p *policy) rerun(a attemptEnd, why string) step {
 	case stdinTooLong:
 		cannot = fmt.Sprintf("its stdin (%d bytes) was too long to keep (more than %d MiB)", a.stdinSize, maxReplay>>20)
 	}
-	return step{refusal: why + "; the original command cannot run again: " + cannot}
+	return step{refusal: why + "; the original command cannot run again: " + cannot, stdinLost: true}
 }
 
 // backoff is the wait before the nth restart after the agent error e, at

@@ -59,9 +59,9 @@ func TestRestartPolicy(t *testing.T) {
 		}},
 		{"a stdin that cannot be replayed: no rerun", policy{canResume: true}, two, []row{
 			{0, with(hangNoSession, func(a *attemptEnd) { a.stdin = stdinNotKept }), step{refusal: "the last attempt hung (idle); no session id was seen " +
-				"(the agent stopped before it named its session); the original command cannot run again: its stdin was not kept (restarts was 0 when the run began)"}, 0},
+				"(the agent stopped before it named its session); the original command cannot run again: its stdin was not kept (restarts was 0 when the run began)", stdinLost: true}, 0},
 			{1, with(hangNoSession, func(a *attemptEnd) { a.stdin, a.stdinSize = stdinTooLong, 9<<20 }), step{refusal: "the last attempt hung (idle); no session id was seen " +
-				"(the agent stopped before it named its session); the original command cannot run again: its stdin (9437184 bytes) was too long to keep (more than 8 MiB)"}, 0},
+				"(the agent stopped before it named its session); the original command cannot run again: its stdin (9437184 bytes) was too long to keep (more than 8 MiB)", stdinLost: true}, 0},
 		}},
 		{"an agent error waits, doubling", policy{canResume: true}, restartSettings{restarts: 3, prompt: "go on"}, []row{
 			{0, limited, step{again: true, resume: "s-1", why: `the agent stopped: rate_limit; waiting 15s first; resuming session s-1 with "go on"`}, 15},
@@ -90,7 +90,7 @@ func TestRestartPolicy(t *testing.T) {
 			{0, resumeFailed, step{again: true, why: "resuming the session failed before the agent wrote anything (a session it no longer has), so the original command runs again"}, 0},
 			{1, with(resumeFailed, func(a *attemptEnd) { a.events = 1 }), step{}, 0},
 			{2, with(resumeFailed, func(a *attemptEnd) { a.stdin = stdinTooLong }), step{refusal: "resuming the session failed before the agent wrote anything " +
-				"(a session it no longer has); the original command cannot run again: its stdin (0 bytes) was too long to keep (more than 8 MiB)"}, 0},
+				"(a session it no longer has); the original command cannot run again: its stdin (0 bytes) was too long to keep (more than 8 MiB)", stdinLost: true}, 0},
 		}},
 		{"fallback models after a hang or a rate limit, one each", policy{canResume: true}, restartSettings{restarts: 4, prompt: "go on", models: []string{"m1", "m2"}}, []row{
 			{0, network, step{again: true, resume: "s-1", why: `the agent stopped: network; waiting 15s first; resuming session s-1 with "go on"`}, 15},

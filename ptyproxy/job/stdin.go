@@ -6,9 +6,12 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/sessionlog"
 )
 
 // maxReplay bounds the stdin kept for a rerun of the original command: a
@@ -113,18 +116,19 @@ type silentStdin struct {
 	wait   time.Duration
 	gaveUp func()
 	judged bool
-	ended  bool
+	ended  atomic.Bool // read by the job at the attempt's end (lateStdin)
+	told   bool        // the job recorded what came later
 }
 
 func (s *silentStdin) Read(p []byte) (int, error) {
 	if !s.judged {
 		s.judged = true
 		if !readableWithin(s.f, s.wait) {
-			s.ended = true
+			s.ended.Store(true)
 			s.gaveUp()
 		}
 	}
-	if s.ended {
+	if s.ended.Load() {
 		return 0, io.EOF
 	}
 	return s.f.Read(p)
@@ -169,7 +173,10 @@ func (j *Job) stdinSource(wait time.Duration) io.Reader {
 	if !ok || wait <= 0 || !j.Cmd.Profile.HasPrompt(j.Cmd.Args) {
 		return j.Stdin
 	}
-	return &silentStdin{f: f, wait: wait, gaveUp: func() {
-		j.console.Warn(fmt.Sprintf("stdin gave nothing for %v and the prompt is in the args: closing the agent's stdin (--stdin-wait 0 waits for its end)", wait))
+	j.silent = &silentStdin{f: f, wait: wait, gaveUp: func() {
+		words := fmt.Sprintf("stdin gave nothing for %v and the prompt is in the args: closing the agent's stdin (--stdin-wait 0 waits for its end)", wait)
+		j.record(sessionlog.Input{Change: sessionlog.StdinClosed, Message: words})
+		j.console.Warn(words)
 	}}
+	return j.silent
 }

@@ -88,6 +88,33 @@ type Restart struct {
 	Why     string `json:"why"`
 }
 
+// Input is a decision of the wrapper's that changes what the agent
+// receives, beside what the user gave it: the arguments and environment
+// it adds (or takes out), the prompt a restart gives in place of the
+// user's, and the stdin it closes early, replays or does not give. Change
+// says which (Changes lists them); Added and Removed are arguments, or
+// the names of variables; Bytes counts the stdin concerned.
+type Input struct {
+	record
+	Change  string   `json:"change"`
+	Message string   `json:"message"`
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Bytes   int64    `json:"bytes,omitempty"`
+}
+
+// The changes an Input record names.
+const (
+	InputArguments   = "arguments"          // added to (or taken out of) the user's
+	InputEnvironment = "environment"        // variables added (or taken out)
+	InputPrompt      = "prompt"             // a restart's prompt in place of the user's
+	StdinClosed      = "stdin_closed"       // it gave nothing within stdin_wait
+	StdinLate        = "stdin_late"         // bytes it held after it was closed, never given
+	StdinReplayed    = "stdin_replayed"     // a rerun gets the run's stdin again
+	StdinNotReplayed = "stdin_not_replayed" // a rerun could not have it: none ran
+	StdinNotGiven    = "stdin_not_given"    // a resumed session gets none: it read it before
+)
+
 // Start is the agent started.
 type Start struct {
 	record
@@ -362,6 +389,7 @@ const (
 var kinds = []kind{
 	of[Command]("command", slog.LevelInfo, nil),
 	of[Restart]("restart", slog.LevelWarn, func(r *Restart) string { return r.Why }),
+	of[Input]("input", slog.LevelInfo, func(r *Input) string { return r.Message }),
 	of[Start]("start", slog.LevelInfo, nil),
 	of[StartFailed](MsgStartFailed, slog.LevelError, func(r *StartFailed) string { return r.Error }),
 	of[EventLine](msgEvent, slog.LevelDebug, nil),
