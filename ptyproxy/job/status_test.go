@@ -3,6 +3,7 @@ package job
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"testing"
 
@@ -31,7 +32,11 @@ func TestStatus(t *testing.T) {
 		{"overdue", ptyproxy.Outcome{Cause: ptyproxy.Overdue, Done: true, ExitCode: -1, ExitSignal: syscall.SIGTERM}, 0},
 		{"interrupted", ptyproxy.Outcome{Cause: ptyproxy.Interrupted, Signal: syscall.SIGINT}, 130},
 		{"stdout gone", ptyproxy.Outcome{Cause: ptyproxy.Downstream}, 141},
+		{"stdout closed by its reader", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}, 141},
 		{"stdout failed", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: syscall.ENOSPC}, 74},
+		{"stdout not open for writing", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: syscall.EBADF}, 74},
+		{"stdout took nothing", ptyproxy.Outcome{Cause: ptyproxy.Downstream, StdoutErr: errors.New("stdout took nothing for 10s after the agent exited")}, 74},
+		{"stdout failed, the agent exited 0", ptyproxy.Outcome{Cause: ptyproxy.Downstream, Done: true, StdoutErr: syscall.EIO}, 74},
 	} {
 		if got := direct.End(tc.out, 1, "r").Status; got != tc.want {
 			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
