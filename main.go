@@ -54,9 +54,13 @@ var commands = cli.Table{
 }
 
 func main() {
-	// The demo runs this binary as its fake agent.
+	// The demo runs this binary as its fake agent, and the demo agent's
+	// script as the demo agent.
 	if fakeagent.Is(os.Args[1:]) {
 		os.Exit(fakeagent.Main(os.Args[1:]))
+	}
+	if fakeagent.IsDemo(os.Args[1:]) {
+		os.Exit(fakeagent.Demo(os.Args[1:]))
 	}
 	env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Arg0: os.Args[0], Commands: commands}
 	os.Exit(run(env, os.Args[1:]))

@@ -51,6 +51,11 @@ func Main(args []string) int {
 	} else {
 		args = skipAgentFlags(args)
 	}
+	return a.run(args)
+}
+
+// run runs the steps in args and returns the exit status.
+func (a *agent) run(args []string) int {
 	defer a.out.Flush()
 	for len(args) > 0 {
 		n, err := a.step(args)

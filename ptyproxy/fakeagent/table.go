@@ -49,6 +49,7 @@ var table = []step{
 	{name: "line", args: "TEXT", does: "print TEXT and a newline", run: func(a *agent, args []string) error { a.println(args[0]); return nil }},
 	{name: "raw", args: "TEXT", does: "print TEXT without a newline", run: stepRaw},
 	{name: "err", args: "TEXT", does: "print TEXT and a newline on stderr", run: stepErr},
+	{name: "err-raw", args: "TEXT", does: "print TEXT without a newline on stderr", run: func(_ *agent, args []string) error { _, err := os.Stderr.WriteString(args[0]); return err }},
 	{name: "replay", args: "FILE [X]", does: "print FILE's lines, sleeping as their timestamp_ms say, X times faster", more: speedGiven, run: stepReplay},
 	{name: "sleep", args: "DURATION", does: "sleep", run: stepSleep},
 	{name: "hang", does: "sleep forever", run: stepHang},

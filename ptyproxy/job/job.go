@@ -386,7 +386,7 @@ func (j *Job) parse() func(stream.Line) stream.Event {
 
 // commandRecord says how attempt n of run starts the agent, secrets masked.
 func (j *Job) commandRecord(run string, n int, args []string) sessionlog.Command {
-	c := sessionlog.Command{Attempt: n, Run: run, Agent: j.Cmd.Profile.Name, Path: j.Cmd.Path,
+	c := sessionlog.Command{Attempt: n, Run: run, Agent: j.Cmd.Profile.Name, Demo: j.Cmd.Demo, Path: j.Cmd.Path,
 		Argv: j.redact.Args(args), Env: j.redact.Env(j.Cmd.Env), Watch: j.Cmd.Watch()}
 	if l := j.Call; l != nil {
 		c.Via, c.IdleTimeout, c.HardTimeout = l.Via, l.Idle.String(), l.Hard.String()

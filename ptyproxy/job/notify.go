@@ -48,6 +48,9 @@ func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	}
 	if p := j.Cmd.Profile; p != nil {
 		m.Agent = p.Name
+		if j.Cmd.Demo {
+			m.Agent += " (demo)"
+		}
 		m.Prompt = sessionlog.PromptStart(p.Prompt(j.Cmd.Args))
 		if res.SessionID != "" && p.CanResume() {
 			m.Resume = resumeCommand(p, j.Cmd.Args, res.SessionID, cfg.RestartPrompt)

@@ -48,6 +48,9 @@ type Command struct {
 	Mode stream.Mode
 	// Direct is set when the wrapper chose the headless arguments.
 	Direct bool
+	// Demo is set when the agent is cursor-wrap's demo agent, not the
+	// real one: its runs say so wherever they are listed.
+	Demo bool
 }
 
 // Parse returns the output parser, nil when only bytes can be watched.
@@ -103,7 +106,7 @@ func Resolve(cfg config.Config, r Request) (Command, error) {
 			return Command{Profile: profile}, err
 		}
 	}
-	c := Command{Profile: profile, Path: bin, Env: env, Dir: workspace, Args: r.Args}
+	c := Command{Profile: profile, Path: bin, Env: env, Dir: workspace, Args: r.Args, Demo: IsDemoAgent(bin)}
 	if r.Prompt != "" || r.Resume != "" {
 		// After "--" a prompt is always a prompt: "--workspace=/" or
 		// "--resume=X" as a prompt must not become the agent's flags.
@@ -138,6 +141,9 @@ func findAgent(cfg config.Config, r Request, wrapper string) (*stream.Profile, s
 		profile, bin, err := shellhook.FindAgent(cfg.Agent, r.Invoked, cfg.AgentBin, wrapper, path)
 		if profile == nil {
 			return nil, "", invalid{err}
+		}
+		if demo, ok := demoInstead(cfg, profile, err); ok {
+			return profile, demo, nil
 		}
 		return profile, bin, err
 	}

@@ -42,8 +42,10 @@ type Command struct {
 	Attempt int `json:"attempt"`
 	// Run is the same in every attempt of a run, and only there: each
 	// attempt has a log of its own.
-	Run   string   `json:"run,omitempty"`
-	Agent string   `json:"agent"`
+	Run   string `json:"run,omitempty"`
+	Agent string `json:"agent"`
+	// Demo says the agent was cursor-wrap's demo agent, not the real one.
+	Demo  bool     `json:"demo,omitempty"`
 	Path  string   `json:"path"`
 	Argv  []string `json:"argv"` // secrets masked
 	Env   []string `json:"env"`  // secrets masked
@@ -68,6 +70,16 @@ type Trace struct {
 	// Parent is the caller's span ($TRACEPARENT, an MCP call's
 	// _meta.traceparent), the run's parent; "" for a run of its own.
 	Parent string `json:"parent_span,omitempty"`
+}
+
+// AgentName is the agent as people are told it: its profile's name, with
+// " (demo)" after it for the demo agent, so that its runs are never
+// listed, grouped or counted as the real agent's.
+func (c *Command) AgentName() string {
+	if c.Demo {
+		return c.Agent + " (demo)"
+	}
+	return c.Agent
 }
 
 // Clamp is a caller's value held to a bound of the config: a call's

@@ -20,7 +20,7 @@ import (
 var shown = map[string]func(*timeline.Timeline, sessionlog.Record) bool{
 	"command": func(t *timeline.Timeline, r sessionlog.Record) bool {
 		c := r.(*sessionlog.Command)
-		return t.Agent == c.Agent && slices.Equal(t.Argv, c.Argv)
+		return t.Agent == c.AgentName() && slices.Equal(t.Argv, c.Argv)
 	},
 	"start": func(t *timeline.Timeline, r sessionlog.Record) bool { return t.Pid == r.(*sessionlog.Start).Pid },
 	"event": func(t *timeline.Timeline, r sessionlog.Record) bool { return len(t.Entries) == 1 },

@@ -70,7 +70,7 @@ func PromptStart(prompt string) string {
 
 // sessionOf is one session log at a glance, from its summary, at now.
 func sessionOf(s Summary, running bool, now time.Time) Session {
-	si := Session{ID: s.SessionID, Start: s.Start.Format(time.RFC3339), Agent: s.Command.Agent, LogPath: s.Path, Usage: s.Usage}
+	si := Session{ID: s.SessionID, Start: s.Start.Format(time.RFC3339), Agent: s.Command.AgentName(), LogPath: s.Path, Usage: s.Usage}
 	if p, err := stream.ProfileNamed(s.Command.Agent); err == nil {
 		si.Prompt = PromptStart(p.Prompt(s.Command.Argv))
 	}

@@ -51,6 +51,9 @@ var (
 		"ptyproxy/cli/configcmd:Run":     "config --init: the config file, created new (O_EXCL), and its directory",
 		"ptyproxy/cli/inspect:writeHTML": "inspect --html -o FILE: the page, to the file the user named",
 		"ptyproxy/cli/demo:run":          "the demo's own log dir, made new and private by MkdirTemp, and the transcript it replays, a temporary file outside it",
+		"ptyproxy/cli/demo:makeDirs":     "demo --install-agent: the demo agent's directories under the data home, which --remove-agent removes while empty",
+		"ptyproxy/cli/demo:writeAgent":   "demo --install-agent: the demo agent's script, written whole beside itself and renamed over",
+		"ptyproxy/cli/demo:removeAgent":  "demo --remove-agent: the demo agent's script, checked to be ours, and the empty directories --install-agent made",
 	}
 )
 

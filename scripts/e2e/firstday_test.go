@@ -1,13 +1,18 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/creack/pty"
+
+	"cursor-wrap/ptyproxy/fakeagent"
+	"cursor-wrap/shellhook"
 )
 
 // A new user's first day (issue 35): what they type before they know the
@@ -131,5 +136,144 @@ func TestBrokenConfigAsTheREADMEShows(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(logDir); len(entries) != 0 {
 		t.Errorf("the refused run wrote %v", entries)
+	}
+}
+
+// homeTree lists every path under home with its mode and, for a file, its
+// content: what a user would find changed.
+func homeTree(t *testing.T, home string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(home, path)
+		fmt.Fprintf(&b, "%s %v", rel, fi.Mode())
+		if fi.Mode().IsRegular() {
+			data, _ := os.ReadFile(path)
+			fmt.Fprintf(&b, " %q", data)
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestDemoAgent: in a home with no cursor-agent, `cursor-wrap demo
+// --install-agent` puts a demo agent behind cursor-agent that answers
+// through the shell function (text and stream-json, with a tool call),
+// hangs or asks when told, answers --version, passes doctor saying it is
+// the demo, and is listed as the demo in sessions and report; a real
+// cursor-agent on PATH, or agent_bin, wins over it; --remove-agent leaves
+// the home exactly as it was, the user's config file untouched.
+func TestDemoAgent(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for path, text := range map[string]string{
+		".local/bin/mine":                 "#!/bin/sh\n",
+		".config/cursor-wrap/config.toml": "# mine\nkill_grace = \"2s\"\n",
+		".bashrc":                         shellhook.InitLine("bash", wrapperBin, home) + "\n",
+		".bash_profile":                   ". ~/.bashrc\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := homeTree(t, home)
+	config := filepath.Join(home, ".config", "cursor-wrap", "config.toml")
+	env := []string{"HOME=" + home, "CURSOR_WRAP_CONFIG=" + config, "XDG_DATA_HOME=", "PATH=" + filepath.Dir(wrapperBin) + ":/usr/bin:/bin"}
+	demo := filepath.Join(home, ".local", "share", "cursor-wrap", "demo-agent", "cursor-agent")
+	out, code := runDoctor(t, home, shellFor(t, "bash"), t.TempDir())
+	if want := "    fix: install it as the line above says, or try the wrapper without it first: `cursor-wrap demo --install-agent`\n"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("doctor with no agent: exit %d, printed\n%s\nwant %q", code, out, want)
+	}
+	r := runRaw(t, env, "demo", "--install-agent")
+	if r.code != 0 || !strings.Contains(string(r.stdout), "installed the demo agent: ~/.local/share/cursor-wrap/demo-agent/cursor-agent\n") ||
+		!strings.Contains(string(r.stdout), "demo --remove-agent") || strings.Contains(string(r.stdout), "\n!") {
+		t.Fatalf("--install-agent: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	program := `cursor-agent --version; echo "rc=$?"
+cursor-agent -p "fix the failing test"; echo "rc=$?"
+cursor-agent -p --output-format stream-json "fix the failing test"; echo "rc=$?"
+CURSOR_WRAP_IDLE_TIMEOUT=1s cursor-agent -p hang; echo "rc=$?"
+cursor-agent -p ask; echo "rc=$?"`
+	stdout, stderr, logDir := inShell(t, "bash", "", env, program)
+	runs := strings.Split(string(stdout), "\n")
+	for i, want := range []string{
+		fakeagent.DemoVersion + "\nrc=0",
+		"[demo] Done, and nothing was changed: this was cursor-wrap's demo agent, not Cursor's cursor-agent, answering \"fix the failing test\".",
+		`{"type":"system","subtype":"init",`,
+		`"model":"` + fakeagent.DemoModel + `"`,
+		`{"type":"tool_call","subtype":"started","call_id":"demo_call_1","tool_call":{"shellToolCall":{"args":{"command":"echo 'a tool call of the demo agent'","timeout":30000}}}`,
+		`{"type":"tool_call","subtype":"completed","call_id":"demo_call_1",`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"[demo] Done`,
+		"rc=124\nrc=85\n",
+	} {
+		if !strings.Contains(string(stdout), want) {
+			t.Errorf("want %q (step %d) in the shell's stdout:\n%s\nstderr:\n%s", want, i, stdout, stderr)
+		}
+	}
+	if strings.Count(string(stdout), "rc=0\n") != 3 || len(runs) < 4 {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	for _, want := range []string{"hang detected", `the agent is waiting on a person: it asked "[demo] Apply these changes? [y/N]"`} {
+		if !strings.Contains(string(stderr), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	table, list := sessionsOf(t, logDir)
+	if len(list) != 4 || strings.Count(string(table), " cursor (demo) ") != 4 {
+		t.Errorf("sessions lists %d runs:\n%s", len(list), table)
+	}
+	for _, s := range list {
+		if s.Agent != "cursor (demo)" || (s.ID != "" && !strings.HasPrefix(s.ID, "demo-")) {
+			t.Errorf("sessions --json: %+v", s)
+		}
+	}
+	if out := runRaw(t, env, "report", "--log-dir", logDir); !strings.Contains(string(out.stdout), "  cursor (demo)  4  ") {
+		t.Errorf("report:\n%s%s", out.stdout, out.stderr)
+	}
+	out, code = runDoctor(t, home, shellFor(t, "bash"), t.TempDir())
+	if want := "✓ agent: the demo agent, " + demo + " (" + fakeagent.DemoVersion + "): it stands in for cursor-agent"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("doctor exit %d, printed\n%s\nwant %q", code, out, want)
+	}
+
+	// A real cursor-agent, on PATH or in agent_bin, is run before the demo.
+	bin := t.TempDir()
+	if err := os.Symlink(agentBin, filepath.Join(bin, "cursor-agent")); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range [][]string{{"PATH=" + bin + ":/usr/bin:/bin"}, {"CURSOR_WRAP_AGENT_BIN=" + agentBin}} {
+		r := runRaw(t, append(append(slices.Clone(env), e...), steps("line", "fake-agent 1.2.3")), "--alias", "--", "--version")
+		if r.code != 0 || string(r.stdout) != "fake-agent 1.2.3\n" {
+			t.Errorf("%s: cursor-agent --version ran %q (exit %d, %s)", e, r.stdout, r.code, r.stderr)
+		}
+	}
+
+	r = runRaw(t, env, "demo", "--remove-agent")
+	if r.code != 0 || !strings.Contains(string(r.stdout), "removed the demo agent ~/.local/share/cursor-wrap/demo-agent/cursor-agent\n") {
+		t.Errorf("--remove-agent: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// doctor proved the log dir by making it, as a run would: not the demo's.
+	if err := os.RemoveAll(filepath.Join(home, ".local", "state")); err != nil {
+		t.Fatal(err)
+	}
+	if after := homeTree(t, home); after != before {
+		t.Errorf("the home after --remove-agent:\n%s\nbefore --install-agent:\n%s", after, before)
+	}
+	if r := runRaw(t, env, "--alias", "--", "-p", "hi"); r.code != 127 || !strings.Contains(string(r.stderr), "install it with `curl https://cursor.com/install -fsS | bash`") {
+		t.Errorf("after --remove-agent: exit %d, %s", r.code, r.stderr)
 	}
 }

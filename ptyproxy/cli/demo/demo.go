@@ -5,6 +5,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,17 +26,38 @@ import (
 // its fake agent: main runs fakeagent.Main when its arguments ask for it.
 func Command(transcript []byte) cli.Command {
 	return cli.Command{
-		Name:    "demo",
-		Summary: "watch a normal run and a hang",
+		Name: "demo", Args: "[--install-agent | --remove-agent]",
+		Summary: "watch a normal run and a hang; --install-agent puts a demo agent behind cursor-agent",
+		Flags:   cli.Declares(declare),
 		Run:     func(env *cli.Env, args []string) int { return run(env, transcript, args) },
 	}
 }
 
+// options are the flags of demo.
+type options struct{ install, remove bool }
+
+// declare declares the flags of demo.
+func declare(fs *flag.FlagSet) *options {
+	var o options
+	fs.BoolVar(&o.install, "install-agent", false, "put a demo agent behind cursor-agent, for as long as no cursor-agent is installed: it answers any prompt (hang and ask show a hang and a question), changes nothing, and says it is the demo")
+	fs.BoolVar(&o.remove, "remove-agent", false, "remove the demo agent and what --install-agent made for it")
+	return &o
+}
+
 // run runs the wrapper against its fake agent twice, a normal session and
-// a hang, and narrates on stderr what it saw and decided, with timings.
+// a hang, and narrates on stderr what it saw and decided, with timings;
+// or installs or removes the demo agent.
 func run(env *cli.Env, demoTranscript []byte, args []string) int {
-	if status, done := cli.NoArgs(env, args, "demo", ": runs a fake cursor-agent twice under the wrapper, a normal session and a hang, and narrates what the wrapper saw and decided"); done {
+	o, _, status, done := cli.ParseCommand(env, "demo", args, declare, true)
+	switch {
+	case done:
 		return status
+	case o.install && o.remove:
+		return env.Fail(job.ExitUsage, "demo: --install-agent or --remove-agent, not both")
+	case o.install:
+		return installAgent(env)
+	case o.remove:
+		return removeAgent(env)
 	}
 	self, err := os.Executable()
 	if err != nil {

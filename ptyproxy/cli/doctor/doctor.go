@@ -4,6 +4,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -102,12 +103,19 @@ func Run(env *cli.Env, args []string) int {
 	funcs := shellhook.Binaries(profile, "")
 	if err != nil {
 		// The error says how to install the agent or point agent_bin at it.
-		check(false, err.Error(), "")
+		fix := ""
+		if errors.Is(err, reaper.ErrNotFound) && profile == stream.Cursor {
+			fix = "install it as the line above says, or try the wrapper without it first: `" + env.TypedName() + " demo --install-agent`"
+		}
+		check(false, err.Error(), fix)
 	} else {
 		out, err := runFor(5*time.Second, bin, "--version")
 		if version := firstLine(out); err != nil {
 			check(false, "agent: "+bin+" --version failed: "+orNone(version)+" ("+err.Error()+")",
 				"run `"+bin+" --version` to see why: the agent may need reinstalling, or agent_bin pointing at a working one")
+		} else if cmd.Demo {
+			check(true, "agent: the demo agent, "+bin+" ("+orNone(version)+"): it stands in for cursor-agent, which is not installed, and changes nothing; `"+
+				env.TypedName()+" demo --remove-agent` removes it, and Cursor's agent installs with `"+stream.Cursor.Install+"`", "")
 		} else {
 			check(true, "agent: "+bin+" ("+orNone(version)+")", "")
 		}

@@ -37,7 +37,7 @@ func ReadFile(path string) (Attempt, error) {
 // attemptOf is the attempt a log's summary says.
 func attemptOf(s sessionlog.Summary) Attempt {
 	c := s.Command
-	a := Attempt{Path: s.Path, Agent: c.Agent, Run: c.Run, Number: max(c.Attempt, 1), Start: s.Start,
+	a := Attempt{Path: s.Path, Agent: c.AgentName(), Run: c.Run, Number: max(c.Attempt, 1), Start: s.Start,
 		End: s.ExitAt, Ending: s.Ending()}
 	if s.Usage != nil {
 		a.Usage = new(s.Usage.Usage())

@@ -170,7 +170,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			}
 			switch r := rec.(type) {
 			case *sessionlog.Command:
-				t.Argv, t.Agent, t.Attempt, t.Run = r.Argv, r.Agent, r.Attempt, r.Run
+				t.Argv, t.Agent, t.Attempt, t.Run = r.Argv, r.AgentName(), r.Attempt, r.Run
 				if p, err := stream.ProfileNamed(r.Agent); err == nil {
 					t.parse = p.Parse
 				}
