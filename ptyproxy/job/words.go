@@ -2,7 +2,6 @@ package job
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"cursor-wrap/ptyproxy"
@@ -81,10 +80,10 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	return fmt.Sprintf("exited %d", out.ExitCode)
 }
 
-// NextStep says what to do after a hang: how to resume the session, the
-// agent's own way, and inspect, the command that shows what happened
-// ("" for none). It is "" for a run that did not hang.
-func (c Command) NextStep(r Result, inspect string) string {
+// NextStep says what to do after a hang: the command that resumes the
+// run headless (ResumeCommand, after typed), and inspect, the command that
+// shows what happened ("" for none). It is "" for a run that did not hang.
+func (c Command) NextStep(r Result, typed, prompt, inspect string) string {
 	if r.Cause != ptyproxy.Hung {
 		return ""
 	}
@@ -97,7 +96,7 @@ func (c Command) NextStep(r Result, inspect string) string {
 	case !p.CanResume():
 		steps = append(steps, p.Name+" cannot resume a session by id")
 	default:
-		steps = append(steps, "resume with `"+c.ResumeCommand(r.SessionID)+"`")
+		steps = append(steps, "resume with `"+c.ResumeCommand(typed, r.SessionID, prompt)+"`")
 	}
 	if inspect != "" {
 		steps = append(steps, "see `"+inspect+"`")
@@ -105,19 +104,15 @@ func (c Command) NextStep(r Result, inspect string) string {
 	return strings.Join(steps, "; ")
 }
 
-// ResumeCommand is the command line that resumes session id the agent's
-// way, as a person types it: the agent's command name (the one the wrapper
-// ran), then its resume argument and the id.
-func (c Command) ResumeCommand(id string) string {
-	args := c.Profile.Resume(nil, id, "")
-	// No prompt: the agent asks for one. Nor the "--" that would mark it.
-	if n := len(args); n > 0 && args[n-1] == "" {
-		args = args[:n-1]
-	}
-	if n := len(args); n > 0 && args[n-1] == "--" {
-		args = args[:n-1]
-	}
-	return ShellWords(append([]string{filepath.Base(c.Path)}, args...))
+// ResumeCommand is the command line that resumes session id headless with
+// prompt, as the user types it: typed, the words that started the run
+// before the agent's arguments (the shell function's name in alias mode;
+// the wrapper, its flags and "--" in direct mode), then the arguments the
+// user gave with the prompt replaced by the agent's resume and prompt, so
+// the output format, model and workspace stay the run's. The bare
+// `agent --resume ID` would open the interactive agent.
+func (c Command) ResumeCommand(typed, id, prompt string) string {
+	return strings.TrimPrefix(typed+" "+ShellWords(c.Profile.Resume(c.Given, id, prompt)), " ")
 }
 
 // ShellWords writes args as a command line for a POSIX shell, each word

@@ -43,31 +43,36 @@ func TestNextStep(t *testing.T) {
 		return Result{Outcome: ptyproxy.Outcome{Cause: ptyproxy.Hung, SessionID: id, ExitSignal: syscall.SIGTERM, Reason: watchdog.Reason{Kind: "idle"}}}
 	}
 	const inspect = "cursor-wrap inspect --last"
+	cursor := []string{"-p", "--output-format", "stream-json", "--model", "gpt-5", "fix it"}
 	for _, tc := range []struct {
-		name string
-		cmd  Command
-		res  Result
-		want string
+		name  string
+		cmd   Command
+		typed string
+		res   Result
+		want  string
 	}{
-		{"cursor", Command{Profile: stream.Cursor, Path: "/usr/bin/cursor-agent", Mode: stream.Events}, hung("3f9c2a71"),
-			"resume with `cursor-agent --resume 3f9c2a71`; see `" + inspect + "`"},
-		{"codex resumes with a subcommand", Command{Profile: stream.Codex, Path: "/x/codex", Mode: stream.Events}, hung("th-1"),
-			"resume with `codex resume th-1`; see `" + inspect + "`"},
-		{"an id that needs quotes", Command{Profile: stream.Claude, Path: "/x/claude", Mode: stream.Events}, hung("a b"),
-			"resume with `claude --resume 'a b'`; see `" + inspect + "`"},
-		{"gemini cannot", Command{Profile: stream.Gemini, Path: "/x/gemini", Mode: stream.Events}, hung("g-1"),
+		// The prompt gives way to the resume; format and model stay.
+		{"alias", Command{Profile: stream.Cursor, Given: cursor, Mode: stream.Events}, "cursor-agent", hung("3f9c2a71"),
+			"resume with `cursor-agent -p --output-format stream-json --model gpt-5 --resume 3f9c2a71 -- continue`; see `" + inspect + "`"},
+		{"direct", Command{Profile: stream.Cursor, Given: []string{"fix it"}, Mode: stream.Events}, "cursor-wrap --workspace /w --", hung("3f9c2a71"),
+			"resume with `cursor-wrap --workspace /w -- --resume 3f9c2a71 -- continue`; see `" + inspect + "`"},
+		{"codex resumes with a subcommand", Command{Profile: stream.Codex, Given: []string{"exec", "--json", "fix"}, Mode: stream.Events}, "codex", hung("th-1"),
+			"resume with `codex exec --json resume th-1 -- continue`; see `" + inspect + "`"},
+		{"an id that needs quotes", Command{Profile: stream.Claude, Given: []string{"-p", "fix"}, Mode: stream.Events}, "claude", hung("a b"),
+			"resume with `claude -p --resume 'a b' -- continue`; see `" + inspect + "`"},
+		{"gemini cannot", Command{Profile: stream.Gemini, Mode: stream.Events}, "gemini", hung("g-1"),
 			"gemini cannot resume a session by id; see `" + inspect + "`"},
-		{"no session seen", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Events}, hung(""),
+		{"no session seen", Command{Profile: stream.Cursor, Mode: stream.Events}, "cursor-agent", hung(""),
 			"no session id was seen, so there is none to resume; see `" + inspect + "`"},
-		{"bytes: no ids to see", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Bytes}, hung(""),
+		{"bytes: no ids to see", Command{Profile: stream.Cursor, Mode: stream.Bytes}, "cursor-agent", hung(""),
 			"see `" + inspect + "`"},
-		{"not a hang", Command{Profile: stream.Cursor, Path: "/x/cursor-agent", Mode: stream.Events}, Result{Outcome: ptyproxy.Outcome{Done: true}}, ""},
+		{"not a hang", Command{Profile: stream.Cursor, Mode: stream.Events}, "cursor-agent", Result{Outcome: ptyproxy.Outcome{Done: true}}, ""},
 	} {
-		if got := tc.cmd.NextStep(tc.res, inspect); got != tc.want {
+		if got := tc.cmd.NextStep(tc.res, tc.typed, "continue", inspect); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
 	}
-	if got := (Command{Profile: stream.Cursor, Path: "/x/agent", Mode: stream.Events}).NextStep(hung("s"), ""); strings.Contains(got, "see") {
+	if got := (Command{Profile: stream.Cursor, Mode: stream.Events}).NextStep(hung("s"), "cursor-agent", "continue", ""); strings.Contains(got, "see") {
 		t.Errorf("no log, still %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 
@@ -65,22 +67,34 @@ func TestDirectNoResult(t *testing.T) {
 	}
 }
 
-// TestHangNextStep checks that a hang ends with how to go on: resume the
-// session the agent's way, and the command that shows the log: inspect
-// --last when the log is where inspect looks, else its path; the wrapper
-// named as the user can type it.
+// TestHangNextStep checks that a hang ends with how to go on: the
+// headless command that resumes the session, as typed in the mode the run
+// was started in (the wrapper, its flags and "--" in direct mode; the
+// shell function in alias mode), which run as printed resumes the session
+// watched, with the run's output format; and the command that shows the
+// log: inspect --last when the log is where inspect looks, else its path.
 func TestHangNextStep(t *testing.T) {
 	t.Parallel()
-	r := runWrapper(t, nil, nil, "--idle-timeout", "500ms", "--", "line", initLine, "hang")
+	r := runWrapper(t, nil, nil, "--idle-timeout", "500ms", "--notify", "https://hooks.example/s3cret", "--", "line", initLine, "hang")
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*.jsonl"))
 	if r.code != 124 || len(logs) != 1 {
 		t.Fatalf("exit %d, logs %q", r.code, logs)
 	}
 	// The test's PATH has no cursor-wrap: the hint names the wrapper by the
 	// path a user can type, as when the installer's PREFIX is not on PATH.
-	want := "cursor-wrap: resume with `fakeagent --resume s-1`; see `" + wrapperBin + " inspect " + logs[0] + "`\n"
+	// The webhook's URL is a secret: it is not repeated.
+	resume := wrapperBin + " --agent-bin " + agentBin + " --log-dir " + r.logDir + " --idle-timeout 500ms -- --resume s-1 -- continue"
+	want := "cursor-wrap: resume with `" + resume + "`; see `" + wrapperBin + " inspect " + logs[0] + "`\n"
 	if !bytes.HasSuffix(r.stderr, []byte(want)) {
-		t.Errorf("stderr ends %q, want %q", r.stderr, want)
+		t.Fatalf("stderr ends %q, want %q", r.stderr, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	again := exec.CommandContext(ctx, "sh", "-c", resume)
+	again.Env = append(testEnv(), steps("args", "resumed-answer"))
+	out, err := again.Output()
+	if err != nil || !resumedHeadless(out) {
+		t.Errorf("the printed command: %v\nstdout %s", err, out)
 	}
 
 	for _, sh := range shells {
@@ -89,12 +103,33 @@ func TestHangNextStep(t *testing.T) {
 			rc := echoRC(sh)
 			out, stderr, _ := inShell(t, sh, agentBin, []string{steps("line", initLine, "hang"), "CURSOR_WRAP_IDLE_TIMEOUT=500ms"},
 				`cursor-agent -p --output-format stream-json "hello"; `+rc)
-			want := "cursor-wrap: resume with `cursor-agent --resume s-1`; see `cursor-wrap inspect --last`\n"
+			resume := "cursor-agent -p --output-format stream-json --resume s-1 -- continue"
+			want := "cursor-wrap: resume with `" + resume + "`; see `cursor-wrap inspect --last`\n"
 			if !bytes.HasSuffix(out, []byte("rc=124\n")) || !bytes.HasSuffix(stderr, []byte(want)) {
-				t.Errorf("stdout %q\nstderr %s", out, stderr)
+				t.Fatalf("stdout %q\nstderr %s", out, stderr)
+			}
+			out, stderr, logDir := inShell(t, sh, agentBin, []string{steps("args", "resumed-answer")}, resume+"; "+rc)
+			logs, _ := filepath.Glob(filepath.Join(logDir, "cursor-wrap-*.jsonl"))
+			if !bytes.HasSuffix(out, []byte("rc=0\n")) || !resumedHeadless(out) || len(logs) != 1 {
+				t.Errorf("the printed command: logs %q\nstdout %s\nstderr %s", logs, out, stderr)
 			}
 		})
 	}
+}
+
+// resumedHeadless reports whether out is the fake agent's, run headless
+// with stream-json to resume session s-1 with the restart prompt: its
+// args step, then the answer it gives a resumed session.
+func resumedHeadless(out []byte) bool {
+	var argv struct{ Argv []string }
+	line, rest, _ := bytes.Cut(out, []byte("\n"))
+	if json.Unmarshal(line, &argv) != nil || len(argv.Argv) == 0 {
+		return false
+	}
+	got := strings.Join(argv.Argv, " ")
+	headless := slices.Contains(argv.Argv, "-p") || slices.Contains(argv.Argv, "--print")
+	return headless && strings.Contains(got, "--output-format stream-json") &&
+		strings.HasSuffix(got, "--resume s-1 -- continue") && bytes.Contains(rest, []byte(`"result":"resumed"`))
 }
 
 // TestBareWords checks that a first word that is not a command is an

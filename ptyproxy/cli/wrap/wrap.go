@@ -139,7 +139,7 @@ func Run(env *cli.Env, args []string) int {
 		}
 		j.Logger().Warn(line)
 	}
-	if next := cmd.NextStep(res, inspectCommand(env, res.LogPath)); next != "" {
+	if next := cmd.NextStep(res, typedRun(env, args, o, req, cmd), live.Config().RestartPrompt, inspectCommand(env, res.LogPath)); next != "" {
 		j.Logger().Info(next)
 	}
 	stopStatus() // Taken down before the last of stderr is written.
@@ -175,6 +175,33 @@ func brokenConfig(env *cli.Env, cfgErr error, o cli.Options, req job.Request) in
 	}
 	return env.Fail(job.ExitWrapper, "%v\ncursor-wrap: fix it (`%s config --defaults` prints every key at its default); until then every watched run stops here, with exit %d, and `command %s …` runs the agent without the wrapper",
 		cfgErr, env.TypedName(), job.ExitWrapper, cmp.Or(agent, "cursor-agent"))
+}
+
+// typedRun is how the user started this run, the words before the agent's
+// arguments, as their shell runs them: the shell function's name in alias
+// mode; in direct mode the wrapper, the flags they gave it but --notify
+// (a webhook URL carries its secret; the resumed run reads the same
+// config) and "--".
+func typedRun(env *cli.Env, args []string, o cli.Options, req job.Request, cmd job.Command) string {
+	if o.Alias {
+		return job.ShellWords([]string{cmp.Or(req.Invoked, filepath.Base(cmd.Path))})
+	}
+	flags := args[:len(args)-len(o.AgentArgs)]
+	if o.Dashed {
+		flags = flags[:len(flags)-1]
+	}
+	var kept []string
+	for i := 0; i < len(flags); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(flags[i], "-"), "=")
+		if name == "notify" {
+			if !hasValue {
+				i++
+			}
+			continue
+		}
+		kept = append(kept, flags[i])
+	}
+	return env.TypedName() + " " + job.ShellWords(append(kept, "--"))
 }
 
 // inspectCommand is the command that shows a run's log: inspect --last
