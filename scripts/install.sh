@@ -72,28 +72,28 @@ tilde() {
 	esac
 }
 
-# rc_file SHELL prints the startup file the line goes in: the one a new
-# terminal's shell reads. On macOS, Terminal starts a login bash, which reads
-# the first of ~/.bash_profile, ~/.bash_login and ~/.profile (and ~/.bashrc
-# only when that file sources it). doctor names the same file.
+# rc_file SHELL prints the startup file an interactive shell reads; for
+# bash, whose login shell (macOS's Terminal, tmux, ssh, a console) reads
+# other files, bash_login_file prints the one a login bash reads. doctor
+# names the same files (shellhook.RCFile).
 rc_file() {
 	case $1 in
-	bash)
-		if [ "$os" != Darwin ]; then
-			echo "$HOME/.bashrc"
-			return
-		fi
-		for f in "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile"; do
-			if [ -f "$f" ]; then
-				if grep -q '\.bashrc' "$f"; then echo "$HOME/.bashrc"; else echo "$f"; fi
-				return
-			fi
-		done
-		echo "$HOME/.bash_profile"
-		;;
+	bash) echo "$HOME/.bashrc" ;;
 	zsh) echo "${ZDOTDIR:-$HOME}/.zshrc" ;;
 	fish) echo "${XDG_CONFIG_HOME:-$HOME/.config}/fish/config.fish" ;;
 	esac
+}
+
+# bash_login_file prints the first of ~/.bash_profile, ~/.bash_login and
+# ~/.profile that exists: the only one a login bash reads; none, if none.
+bash_login_file() {
+	local f
+	for f in "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile"; do
+		if [ -e "$f" ]; then
+			echo "$f"
+			return
+		fi
+	done
 }
 
 # wrapper_word prints $bin as one shell word for bash, zsh and fish alike:
@@ -111,12 +111,18 @@ wrapper_word() {
 	printf "'%s'" "$bin"
 }
 
-# init_line SHELL prints the line for that shell, without the marker.
+# init_line SHELL [FILE] prints the line for that shell, without the
+# marker. In ~/.profile, which sh and dash read too, it runs in bash only.
 init_line() {
 	w=$(wrapper_word)
 	case $1 in
 	fish) printf 'if test -x %s; %s shell-init fish | source; end\n' "$w" "$w" ;;
-	*) printf 'if [ -x %s ]; then eval "$(%s shell-init %s)"; fi\n' "$w" "$w" "$1" ;;
+	*)
+		case ${2:-} in
+		*/.profile) printf 'if [ -n "${BASH_VERSION:-}" ] && [ -x %s ]; then eval "$(%s shell-init %s)"; fi\n' "$w" "$w" "$1" ;;
+		*) printf 'if [ -x %s ]; then eval "$(%s shell-init %s)"; fi\n' "$w" "$w" "$1" ;;
+		esac
+		;;
 	esac
 }
 
@@ -275,18 +281,10 @@ case ":$PATH:" in
 *":$prefix:"*) on_path=1 ;;
 esac
 
-# edit_rc adds the line to the startup file of the shell in $SHELL, or says
-# why not and what to do.
+# edit_rc SHELL FILE adds the line for SHELL to FILE, or says why not.
 edit_rc() {
-	local sh rc line shown new
-	sh=$(basename "${SHELL:-}")
-	rc=$(rc_file "$sh")
-	if [ -z "$rc" ]; then
-		echo "could not pick a startup file for SHELL=${SHELL:-(unset)}; add the line for your shell by hand:"
-		for s in bash zsh fish; do echo "  $s: $(init_line "$s")"; done
-		return
-	fi
-	line="$(init_line "$sh") $marker"
+	local sh=$1 rc=$2 line shown
+	line="$(init_line "$sh" "$rc") $marker"
 	shown=$(tilde "$rc")
 	if [ -f "$rc" ] && grep -qF -- "$marker$created" "$rc"; then
 		line=$line$created
@@ -326,8 +324,34 @@ edit_rc() {
 	fi
 }
 
+# edit_rcs adds the line to the startup files of the shell in $SHELL, or
+# says why not and what to do. For bash, to ~/.bashrc and to the file a
+# login bash reads, unless that file sources ~/.bashrc, saying why.
+edit_rcs() {
+	local sh rc login
+	sh=$(basename "${SHELL:-}")
+	rc=$(rc_file "$sh")
+	if [ -z "$rc" ]; then
+		echo "could not pick a startup file for SHELL=${SHELL:-(unset)}; add the line for your shell by hand:"
+		for s in bash zsh fish; do echo "  $s: $(init_line "$s")"; done
+		return
+	fi
+	edit_rc "$sh" "$rc"
+	[ "$sh" = bash ] || return 0
+	login=$(bash_login_file)
+	if [ -z "$login" ]; then
+		echo "a login bash (tmux, ssh, a console$([ "$os" = Darwin ] && echo ", Terminal")) reads only the first of ~/.bash_profile, ~/.bash_login and ~/.profile, and ~/.bashrc only if that one sources it; there is none, so ~/.bash_profile, created with the line, shadows none of them"
+		edit_rc bash "$HOME/.bash_profile"
+	elif grep -q '\.bashrc' "$login"; then
+		echo "a login bash (tmux, ssh, a console$([ "$os" = Darwin ] && echo ", Terminal")) reads $(tilde "$login"), which sources ~/.bashrc: not changed"
+	else
+		echo "a login bash (tmux, ssh, a console$([ "$os" = Darwin ] && echo ", Terminal")) reads $(tilde "$login") and not ~/.bashrc: the line goes there too"
+		edit_rc bash "$login"
+	fi
+}
+
 if [ "$rc_edit" = 1 ]; then
-	edit_rc
+	edit_rcs
 else
 	echo "startup files left alone (--no-rc)"
 fi

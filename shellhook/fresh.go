@@ -30,21 +30,22 @@ const defaultPATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 const marker = "@@cursor-wrap-probe@@"
 
 // NewShell starts the shell at path (bash, zsh or fish, by its name) as a
-// new terminal would, and asks it for cursor-wrap on its PATH and for the
-// function called name. home is the directory it starts in.
+// new terminal, tmux window or ssh session would, and asks it for
+// cursor-wrap on its PATH and for the function called name. home is the
+// directory it starts in; login says whether it is a login shell.
 //
-// # A new terminal
+// # A new shell
 //
 // The shell gets environ without what a running shell added to it and a
 // new one would not inherit: PATH, exported bash functions, ENV and
-// BASH_ENV. On macOS, Terminal starts a login shell (-l -i), whose system
-// files set PATH (path_helper). Elsewhere the desktop session's PATH comes
-// from /etc/profile and ~/.profile, read here by `sh -l`, and a terminal
-// starts an interactive shell (-i) with it. The shell runs in a session of
-// its own, so it cannot take the caller's terminal, and its stdin is empty,
-// so a startup file that reads input goes on at once; the end of ctx kills
-// that session.
-func NewShell(ctx context.Context, path, goos, name, home string, environ []string) (Fresh, error) {
+// BASH_ENV. A login shell (-l -i: macOS's Terminal, tmux, ssh, a console)
+// sets PATH from the system's files (path_helper on macOS). Another (-i: a
+// terminal window elsewhere) gets the desktop session's PATH, which comes
+// from /etc/profile and ~/.profile, read here by `sh -l`. The shell runs
+// in a session of its own, so it cannot take the caller's terminal, and
+// its stdin is empty, so a startup file that reads input goes on at once;
+// the end of ctx kills that session.
+func NewShell(ctx context.Context, path string, login bool, name, home string, environ []string) (Fresh, error) {
 	var probe string
 	switch filepath.Base(path) {
 	case "bash":
@@ -62,16 +63,16 @@ func NewShell(ctx context.Context, path, goos, name, home string, environ []stri
 		return k == "PATH" || k == "ENV" || k == "BASH_ENV" || strings.HasPrefix(k, "BASH_FUNC_")
 	})
 	args := []string{"-l", "-i", "-c", probe}
-	if goos != "darwin" {
-		loginPATH := defaultPATH
+	if login {
+		env = append(env, "PATH="+defaultPATH)
+	} else {
+		sessionPATH := defaultPATH
 		out, _, err := runFresh(ctx, "/bin/sh", home, append(env, "PATH="+defaultPATH), "-l", "-c", `printf '\n%s%s' `+marker+` "$PATH"`)
 		if _, p, ok := strings.Cut(string(out), "\n"+marker); ok && err == nil && p != "" {
-			loginPATH = p
+			sessionPATH = p
 		}
-		env = append(env, "PATH="+loginPATH)
+		env = append(env, "PATH="+sessionPATH)
 		args = args[1:]
-	} else {
-		env = append(env, "PATH="+defaultPATH)
 	}
 	out, stderr, err := runFresh(ctx, path, home, env, args...)
 	// A status other than 0 after a complete answer (say, from a logout

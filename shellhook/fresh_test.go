@@ -35,11 +35,11 @@ func freshEnv(home, dirty string, extra ...string) []string {
 	return append([]string{"HOME=" + home, "LANG=C.UTF-8", "PATH=" + dirty + ":/usr/bin:/bin"}, extra...)
 }
 
-func newShellOf(t *testing.T, shell, goos, home string, env []string) (Fresh, error) {
+func newShellOf(t *testing.T, shell string, login bool, home string, env []string) (Fresh, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	return NewShell(ctx, shellPath(t, shell), goos, "cursor-agent", home, env)
+	return NewShell(ctx, shellPath(t, shell), login, "cursor-agent", home, env)
 }
 
 // TestNewShell checks what NewShell reports of a new shell in each of bash,
@@ -58,7 +58,7 @@ func TestNewShell(t *testing.T) {
 			}
 			home := t.TempDir()
 			writeText(t, filepath.Join(home, rcName[shell]), addPATH(shell, wrapDir)+script)
-			got, err := newShellOf(t, shell, "linux", home, freshEnv(home, t.TempDir()))
+			got, err := newShellOf(t, shell, false, home, freshEnv(home, t.TempDir()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestNewShell(t *testing.T) {
 			// an exported bash function reaches the new shell.
 			bare := t.TempDir()
 			writeText(t, filepath.Join(bare, rcName[shell]), "")
-			got, err = newShellOf(t, shell, "linux", bare, freshEnv(bare, wrapDir, "BASH_FUNC_cursor-agent%%=() { echo exported; }"))
+			got, err = newShellOf(t, shell, false, bare, freshEnv(bare, wrapDir, "BASH_FUNC_cursor-agent%%=() { echo exported; }"))
 			if err != nil || got.Wrapper != "" || got.Function != "" {
 				t.Errorf("an empty startup file: %+v, %v", got, err)
 			}
@@ -85,7 +85,7 @@ func TestNewShell(t *testing.T) {
 			profiled := t.TempDir()
 			writeText(t, filepath.Join(profiled, ".profile"), "PATH='"+wrapDir+"':$PATH\n")
 			writeText(t, filepath.Join(profiled, rcName[shell]), "")
-			got, err = newShellOf(t, shell, "linux", profiled, freshEnv(profiled, t.TempDir()))
+			got, err = newShellOf(t, shell, false, profiled, freshEnv(profiled, t.TempDir()))
 			if err != nil || got.Wrapper != filepath.Join(wrapDir, "cursor-wrap") {
 				t.Errorf("PATH in ~/.profile: %+v, %v", got, err)
 			}
@@ -95,7 +95,7 @@ func TestNewShell(t *testing.T) {
 			}
 			aliased := t.TempDir()
 			writeText(t, filepath.Join(aliased, rcName[shell]), script+"alias cursor-agent='echo hi'\n")
-			got, err = newShellOf(t, shell, "linux", aliased, freshEnv(aliased, t.TempDir()))
+			got, err = newShellOf(t, shell, false, aliased, freshEnv(aliased, t.TempDir()))
 			if err != nil || !strings.Contains(got.Alias, "echo hi") || !strings.Contains(got.Function, "--alias") {
 				t.Errorf("an alias after the functions: %+v, %v", got, err)
 			}
@@ -103,9 +103,9 @@ func TestNewShell(t *testing.T) {
 	}
 }
 
-// TestNewShellDarwin checks the macOS model: Terminal starts a login shell,
-// so bash reads ~/.bash_profile and not ~/.bashrc.
-func TestNewShellDarwin(t *testing.T) {
+// TestNewShellLogin checks a login shell (macOS's Terminal, tmux, ssh):
+// bash reads ~/.bash_profile and not ~/.bashrc.
+func TestNewShellLogin(t *testing.T) {
 	t.Parallel()
 	wrapDir, _, _ := fakeBins(t)
 	script, err := Script("bash", "", nil)
@@ -115,7 +115,7 @@ func TestNewShellDarwin(t *testing.T) {
 	for file, found := range map[string]bool{".bash_profile": true, ".bashrc": false} {
 		home := t.TempDir()
 		writeText(t, filepath.Join(home, file), addPATH("bash", wrapDir)+script)
-		got, err := newShellOf(t, "bash", "darwin", home, freshEnv(home, t.TempDir()))
+		got, err := newShellOf(t, "bash", true, home, freshEnv(home, t.TempDir()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestNewShellFails(t *testing.T) {
 		writeText(t, filepath.Join(home, ".bashrc"), rc)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		start := time.Now()
-		_, err := NewShell(ctx, shellPath(t, "bash"), "linux", "cursor-agent", home, freshEnv(home, ""))
+		_, err := NewShell(ctx, shellPath(t, "bash"), false, "cursor-agent", home, freshEnv(home, ""))
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", rc, err, want)
@@ -146,7 +146,7 @@ func TestNewShellFails(t *testing.T) {
 			t.Errorf("%q: took %v", rc, took)
 		}
 	}
-	if _, err := NewShell(t.Context(), "/bin/tcsh", "linux", "cursor-agent", "", nil); !errors.Is(err, ErrUnknownShell) {
+	if _, err := NewShell(t.Context(), "/bin/tcsh", false, "cursor-agent", "", nil); !errors.Is(err, ErrUnknownShell) {
 		t.Errorf("tcsh: %v", err)
 	}
 }

@@ -431,10 +431,19 @@ func TestInstallEdits(t *testing.T) {
 			if got := readOrEmpty(t, filepath.Join(home, ".bashrc")); got != want {
 				t.Errorf(".bashrc is\n%q\nwant\n%q", got, want)
 			}
-			for _, rc := range []string{".zshrc", ".config/fish/config.fish", ".bash_profile", ".profile"} {
+			for _, rc := range []string{".zshrc", ".config/fish/config.fish", ".profile"} {
 				if _, err := os.Lstat(filepath.Join(home, rc)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s touched: %v", rc, err)
 				}
+			}
+			// A login bash reads none of the files here: it gets the line in
+			// a ~/.bash_profile of its own (TestInstallBashLogin).
+			want = ""
+			if c.shell == "/bin/bash" && !slices.Contains(c.args, "--no-rc") {
+				want = InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home) + installMarker + " (it created this file)\n"
+			}
+			if got := readOrEmpty(t, filepath.Join(home, ".bash_profile")); got != want {
+				t.Errorf(".bash_profile is\n%q\nwant\n%q", got, want)
 			}
 		})
 	}
@@ -497,43 +506,93 @@ func TestInstallUnsupported(t *testing.T) {
 	}
 }
 
-// TestInstallDarwinBash checks the startup file bash gets on macOS, where
-// Terminal starts a login bash, and that doctor's RCFile names the same.
-func TestInstallDarwinBash(t *testing.T) {
+// TestInstallBashLogin checks the files a bash install changes, on Linux
+// and macOS alike: ~/.bashrc, and the one file a login bash (Terminal on
+// macOS, tmux, ssh, a console) reads unless it sources ~/.bashrc, never
+// creating one that shadows another; that install.sh says which and why;
+// that doctor's RCFile names the same; and that a new login bash and a new
+// interactive one both get the function, while sh reading ~/.profile is
+// left alone.
+func TestInstallBashLogin(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		files map[string]string
-		want  string
+		login string // the file a login bash gets the line from
+		why   string
 	}{
-		{"none", nil, ".bash_profile"},
-		{"bash_profile", map[string]string{".bash_profile": "export A=1\n", ".bashrc": "export B=1\n"}, ".bash_profile"},
-		{"bash_profile sources bashrc", map[string]string{".bash_profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"}, ".bashrc"},
-		{"bash_login", map[string]string{".bash_login": "export A=1\n", ".profile": "export B=1\n"}, ".bash_login"},
-		{"profile", map[string]string{".profile": "export A=1\n"}, ".profile"},
+		{"none", nil, ".bash_profile", "reads only the first of ~/.bash_profile, ~/.bash_login and ~/.profile, and ~/.bashrc only if that one sources it; there is none, so ~/.bash_profile, created with the line, shadows none of them\n"},
+		{"bash_profile", map[string]string{".bash_profile": "export A=1\n", ".profile": "export B=1\n"}, ".bash_profile", "reads ~/.bash_profile and not ~/.bashrc: the line goes there too\n"},
+		{"bash_profile sources bashrc", map[string]string{".bash_profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"}, ".bashrc", "reads ~/.bash_profile, which sources ~/.bashrc: not changed\n"},
+		{"bash_login", map[string]string{".bash_login": "export A=1\n", ".profile": "export B=1\n"}, ".bash_login", "reads ~/.bash_login and not ~/.bashrc: the line goes there too\n"},
+		{"profile", map[string]string{".profile": "export A=1\n"}, ".profile", "reads ~/.profile and not ~/.bashrc: the line goes there too\n"},
+		{"profile sources bashrc", map[string]string{".profile": "if [ -n \"$BASH_VERSION\" ]; then . \"$HOME/.bashrc\"; fi\n"}, ".bashrc", "reads ~/.profile, which sources ~/.bashrc: not changed\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			home := t.TempDir()
-			for name, text := range c.files {
-				if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o644); err != nil {
+		for _, system := range []string{"Linux", "Darwin"} {
+			t.Run(c.name+"/"+system, func(t *testing.T) {
+				t.Parallel()
+				home := t.TempDir()
+				for name, text := range c.files {
+					writeText(t, filepath.Join(home, name), text)
+				}
+				getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+				if got, want := RCFile("bash", true, getenv), filepath.Join(home, c.login); got != want {
+					t.Errorf("RCFile: %s, want %s", got, want)
+				}
+				prefix := filepath.Join(home, "bin")
+				mkdir(t, prefix)
+				// A wrapper whose shell-init defines the function.
+				wrapper := "#!/bin/sh\necho 'cursor-agent() { echo through-the-wrapper; }'\n"
+				if err := os.WriteFile(filepath.Join(prefix, "cursor-wrap"), []byte(wrapper), 0o755); err != nil {
 					t.Fatal(err)
 				}
-			}
-			want := filepath.Join(home, c.want)
-			if got := RCFile("bash", "darwin", func(k string) string { return map[string]string{"HOME": home}[k] }); got != want {
-				t.Errorf("RCFile: %s, want %s", got, want)
-			}
-			prefix := filepath.Join(home, "bin")
-			stubWrapper(t, prefix)
-			out := install(t, installEnv(t, home, prefix, "/bin/bash", fakeUname(t, "Darwin")), "--no-build")
-			if !strings.Contains(out, "~/"+c.want+": added line ") {
-				t.Errorf("printed\n%s\nwant the line added to ~/%s", out, c.want)
-			}
-			if got := readOrEmpty(t, want); !strings.Contains(got, InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home)+installMarker) {
-				t.Errorf("~/%s is\n%s", c.want, got)
-			}
-		})
+				out := install(t, installEnv(t, home, prefix, "/bin/bash", fakeUname(t, system)), "--no-build")
+				bashrc := InitLine("bash", filepath.Join(prefix, "cursor-wrap"), home) + installMarker
+				if !strings.Contains(out, "~/.bashrc: added line 1: "+bashrc+" (it created this file)\n") || !strings.Contains(out, c.why) {
+					t.Errorf("printed\n%s\nwant the line added to ~/.bashrc and %q", out, c.why)
+				}
+				if c.login != ".bashrc" {
+					line := bashrc
+					if c.login == ".profile" {
+						line = ProfileLine(filepath.Join(prefix, "cursor-wrap"), home) + installMarker
+					}
+					want := c.files[c.login] + line
+					if c.files[c.login] == "" {
+						want += " (it created this file)"
+					}
+					if got := readOrEmpty(t, filepath.Join(home, c.login)); got != want+"\n" {
+						t.Errorf("~/%s is\n%q\nwant\n%q", c.login, got, want+"\n")
+					}
+				}
+				for name, text := range c.files {
+					if got := readOrEmpty(t, filepath.Join(home, name)); name != c.login && got != text {
+						t.Errorf("~/%s changed: %q", name, got)
+					}
+				}
+				for _, name := range []string{".bash_profile", ".bash_login", ".profile"} {
+					if _, ok := c.files[name]; !ok && name != c.login {
+						if _, err := os.Lstat(filepath.Join(home, name)); !errors.Is(err, os.ErrNotExist) {
+							t.Errorf("~/%s created: it shadows what a login bash read", name)
+						}
+					}
+				}
+				env := installEnv(t, home, prefix, "/bin/bash")
+				for _, args := range [][]string{{"-i", "-c"}, {"-l", "-i", "-c"}} {
+					cmd := exec.CommandContext(t.Context(), shellPath(t, "bash"), append(args, "cursor-agent")...)
+					cmd.Env, cmd.Dir = append(env, "TERM=xterm"), home
+					cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+					if got, err := cmd.Output(); err != nil || string(got) != "through-the-wrapper\n" {
+						t.Errorf("bash %s cursor-agent: %q, %v", args[:len(args)-1], got, err)
+					}
+				}
+				// sh reads ~/.profile at login too: the line is bash's alone.
+				cmd := exec.CommandContext(t.Context(), "/bin/sh", "-l", "-c", "command -v cursor-agent || echo none")
+				cmd.Env, cmd.Dir = env, home
+				if got, err := cmd.CombinedOutput(); err != nil || string(got) != "none\n" {
+					t.Errorf("sh -l: %q, %v", got, err)
+				}
+			})
+		}
 	}
 }
 

@@ -7,30 +7,29 @@ import (
 )
 
 // RCFile returns the startup file that gets the shell-init line for shell
-// (bash, zsh or fish; "" for another): the file a new terminal's shell
-// reads. scripts/install.sh picks the same file by the same rules.
+// (bash, zsh or fish; "" for another) read by a new login shell, or by
+// another interactive one. scripts/install.sh picks the same files by the
+// same rules.
 //
-// # macOS and bash
+// # bash
 //
-// Terminal starts a login bash, which reads the first of ~/.bash_profile,
-// ~/.bash_login and ~/.profile that exists, and ~/.bashrc only when that
-// file sources it. Elsewhere a terminal starts a bash that reads ~/.bashrc.
-func RCFile(shell, goos string, getenv func(string) string) string {
+// A login bash (macOS's Terminal, tmux, ssh, a console) reads the first of
+// ~/.bash_profile, ~/.bash_login and ~/.profile that exists, and ~/.bashrc
+// only when that file sources it; with none of them, ~/.bash_profile is the
+// file to create, since it shadows nothing. Another interactive bash reads
+// ~/.bashrc. zsh and fish read the same file either way.
+func RCFile(shell string, login bool, getenv func(string) string) string {
 	home := getenv("HOME")
 	switch shell {
 	case "bash":
-		if goos != "darwin" {
+		if !login {
 			return filepath.Join(home, ".bashrc")
 		}
-		for _, name := range []string{".bash_profile", ".bash_login", ".profile"} {
-			b, err := os.ReadFile(filepath.Join(home, name))
-			switch {
-			case err != nil:
-			case strings.Contains(string(b), ".bashrc"):
+		if name := BashLoginFile(home); name != "" {
+			if b, err := os.ReadFile(name); err == nil && strings.Contains(string(b), ".bashrc") {
 				return filepath.Join(home, ".bashrc")
-			default:
-				return filepath.Join(home, name)
 			}
+			return name
 		}
 		return filepath.Join(home, ".bash_profile")
 	case "zsh":
@@ -47,6 +46,24 @@ func RCFile(shell, goos string, getenv func(string) string) string {
 		return filepath.Join(dir, "fish", "config.fish")
 	}
 	return ""
+}
+
+// BashLoginFile returns the login file a login bash reads in home: the
+// first of ~/.bash_profile, ~/.bash_login and ~/.profile that exists, ""
+// for none.
+func BashLoginFile(home string) string {
+	for _, name := range []string{".bash_profile", ".bash_login", ".profile"} {
+		if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+			return filepath.Join(home, name)
+		}
+	}
+	return ""
+}
+
+// ProfileLine is InitLine for ~/.profile, which sh and dash read too: the
+// line runs in bash only.
+func ProfileLine(wrapper, home string) string {
+	return `if [ -n "${BASH_VERSION:-}" ] && ` + strings.TrimPrefix(InitLine("bash", wrapper, home), "if ")
 }
 
 // InitLine returns the startup-file line that loads the functions of shell
@@ -83,11 +100,11 @@ func StartupFiles(shell string, getenv func(string) string) []string {
 		return []string{filepath.Join(home, ".bashrc"), filepath.Join(home, ".bash_profile"),
 			filepath.Join(home, ".bash_login"), filepath.Join(home, ".profile")}
 	case "zsh":
-		dir := filepath.Dir(RCFile("zsh", "", getenv))
+		dir := filepath.Dir(RCFile("zsh", false, getenv))
 		return []string{filepath.Join(dir, ".zshenv"), filepath.Join(dir, ".zprofile"),
 			filepath.Join(dir, ".zshrc"), filepath.Join(dir, ".zlogin")}
 	case "fish":
-		config := RCFile("fish", "", getenv)
+		config := RCFile("fish", false, getenv)
 		confd, _ := filepath.Glob(filepath.Join(filepath.Dir(config), "conf.d", "*.fish"))
 		return append([]string{config}, confd...)
 	}

@@ -64,15 +64,15 @@ func TestRCFile(t *testing.T) {
 	env := map[string]string{"HOME": "/h"}
 	getenv := func(k string) string { return env[k] }
 	for shell, want := range map[string]string{"bash": "/h/.bashrc", "zsh": "/h/.zshrc", "fish": "/h/.config/fish/config.fish", "tcsh": ""} {
-		if got := RCFile(shell, "linux", getenv); got != want {
+		if got := RCFile(shell, false, getenv); got != want {
 			t.Errorf("%s: %q, want %q", shell, got, want)
 		}
 	}
 	env["ZDOTDIR"], env["XDG_CONFIG_HOME"] = "/z", "/c"
-	if got := RCFile("zsh", "linux", getenv); got != "/z/.zshrc" {
+	if got := RCFile("zsh", true, getenv); got != "/z/.zshrc" {
 		t.Errorf("zsh with ZDOTDIR: %s", got)
 	}
-	if got := RCFile("fish", "darwin", getenv); got != "/c/fish/config.fish" {
+	if got := RCFile("fish", true, getenv); got != "/c/fish/config.fish" {
 		t.Errorf("fish with XDG_CONFIG_HOME: %s", got)
 	}
 }

@@ -219,6 +219,7 @@ func TestDoctor(t *testing.T) {
 				{"PATH and a line by name", pathLine + byName, 0, []string{
 					"✓ " + newShell + " finds cursor-wrap: " + wrapperBin + "\n",
 					"✓ cursor-agent in " + newShell + " goes through the wrapper: " + wrapperBin + "\n",
+					"✓ cursor-agent in a new login " + sh + " (tmux, ssh, a console) goes through the wrapper too\n",
 					"(fake-agent 1.2.3)",
 				}, []string{"✗"}},
 			} {
@@ -232,6 +233,11 @@ func TestDoctor(t *testing.T) {
 						t.Fatal(err)
 					}
 					if err := os.WriteFile(filepath.Join(home, rcs[sh]), []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					// A login bash reads ~/.bashrc, as Debian's ~/.profile has
+					// it: TestDoctorLoginBash checks one that does not.
+					if err := os.WriteFile(filepath.Join(home, ".profile"), []byte(`. "$HOME/.bashrc"`+"\n"), 0o644); err != nil {
 						t.Fatal(err)
 					}
 					out, code := runDoctor(t, home, shell, bin)
@@ -249,6 +255,47 @@ func TestDoctor(t *testing.T) {
 						t.Errorf("doctor exit %d (want %d), printed\n%s", code, c.code, out)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestDoctorLoginBash: doctor checks a new login bash (tmux, ssh, a
+// console) besides a new interactive one, and names the file it reads when
+// that file neither sources ~/.bashrc nor has the line.
+func TestDoctorLoginBash(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		files map[string]string // LINE stands for the line, PLINE for ~/.profile's
+		code  int
+		want  string
+	}{
+		{"no login file", map[string]string{".bashrc": "LINE\n"}, 1,
+			"✗ cursor-agent in a new login bash (tmux, ssh, a console) does not go through the wrapper: it reads ~/.bashrc only when ~/.bash_profile, ~/.bash_login or ~/.profile sources it, and there is none\n" +
+				"    fix: create ~/.bash_profile with the line `LINE` (scripts/install.sh does it), or with `. ~/.bashrc`\n"},
+		{".profile without ~/.bashrc", map[string]string{".bashrc": "LINE\n", ".profile": "export A=1\n"}, 1,
+			"✗ cursor-agent in a new login bash (tmux, ssh, a console) does not go through the wrapper: it reads ~/.profile, not ~/.bashrc\n" +
+				"    fix: add `PLINE` to ~/.profile (scripts/install.sh does it)\n"},
+		{"the line in both", map[string]string{".bashrc": "LINE\n", ".profile": "export A=1\nPLINE\n"}, 0,
+			"✓ cursor-agent in a new login bash (tmux, ssh, a console) goes through the wrapper too\n"},
+		{".bash_profile sources ~/.bashrc", map[string]string{".bashrc": "LINE\n", ".bash_profile": ". ~/.bashrc\n", ".profile": "export A=1\n"}, 0,
+			"✓ cursor-agent in a new login bash (tmux, ssh, a console) goes through the wrapper too\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home, bin := t.TempDir(), t.TempDir()
+			os.Symlink(agentBin, filepath.Join(bin, "cursor-agent"))
+			r := strings.NewReplacer("PLINE", shellhook.ProfileLine(wrapperBin, home), "LINE", shellhook.InitLine("bash", wrapperBin, home))
+			for name, text := range c.files {
+				if err := os.WriteFile(filepath.Join(home, name), []byte(r.Replace(text)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, code := runDoctor(t, home, shellFor(t, "bash"), bin)
+			if want := r.Replace(c.want); code != c.code || !strings.Contains(out, want) ||
+				!strings.Contains(out, "✓ cursor-agent in a new bash goes through the wrapper: "+wrapperBin+"\n") {
+				t.Errorf("doctor exit %d (want %d), printed\n%s\nwant %q", code, c.code, out, want)
 			}
 		})
 	}

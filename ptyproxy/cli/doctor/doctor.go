@@ -186,7 +186,11 @@ func checkShell(env *cli.Env, check func(good bool, what, fix string), warn func
 		}
 		return os.Getenv(key)
 	}
-	rc := shellhook.RCFile(shell, runtime.GOOS, getenv)
+	// A new terminal window starts a login shell on macOS, another
+	// interactive shell elsewhere; tmux, ssh and a console start login
+	// shells everywhere. The first is checked in full, the other after.
+	login := runtime.GOOS == "darwin"
+	rc := shellhook.RCFile(shell, login, getenv)
 	if rc == "" {
 		check(false, fmt.Sprintf("%s in %s goes through the wrapper", name, orNone(shell)),
 			"cursor-wrap has functions for bash, zsh and fish: run `"+env.TypedName()+" doctor --shell NAME` for the one you use")
@@ -201,7 +205,7 @@ func checkShell(env *cli.Env, check func(good bool, what, fix string), warn func
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	fresh, err := shellhook.NewShell(ctx, path, runtime.GOOS, name, home, os.Environ())
+	fresh, err := shellhook.NewShell(ctx, path, login, name, home, os.Environ())
 	if err != nil {
 		check(false, "a new "+shell+" starts: "+err.Error(), "fix what it says in "+cli.Tilde(rc)+" or another file it reads")
 		return
@@ -234,6 +238,8 @@ func checkShell(env *cli.Env, check func(good bool, what, fix string), warn func
 			"remove that alias from the files "+shell+" reads at start")
 	case ours && runs != "":
 		check(true, what+" goes through the wrapper: "+runs, "")
+		checkOtherShell(check, self, path, shell, name, line, !login, getenv)
+		return
 	case ours:
 		check(false, what+" runs the real agent unwatched: no cursor-wrap at "+orNone(embedded)+" nor on PATH",
 			"install cursor-wrap again (scripts/install.sh), or put "+line+" in "+cli.Tilde(rc))
@@ -246,6 +252,47 @@ func checkShell(env *cli.Env, check func(good bool, what, fix string), warn func
 	case found != "":
 		check(false, fmt.Sprintf("%s does not go through the wrapper, though %s:%d loads its functions: %s", what, cli.Tilde(file), n, strings.TrimSpace(found)),
 			"the cursor-wrap that line names is gone or the line is not reached: replace it with "+line+" (scripts/install.sh does it)")
+	default:
+		check(false, what+" does not go through the wrapper", "add "+line+" to "+cli.Tilde(rc)+" (scripts/install.sh does it)")
+	}
+	if other := shellhook.RCFile(shell, !login, getenv); other != rc {
+		checkOtherShell(check, self, path, shell, name, line, !login, getenv)
+	}
+}
+
+// checkOtherShell checks the kind of new shell checkShell did not: a login
+// one (tmux, ssh, a console) or not. bash reads other files in each
+// (~/.bash_profile or ~/.profile, ~/.bashrc); zsh and fish the same ones,
+// so that when the first fails, the other is checked only in bash, where
+// the fix of the first does not mend it.
+func checkOtherShell(check func(good bool, what, fix string), self, path, shell, name, line string, login bool, getenv func(string) string) {
+	what := name + " in a new non-login " + shell
+	if login {
+		what = name + " in a new login " + shell + " (tmux, ssh, a console)"
+	}
+	rc := shellhook.RCFile(shell, login, getenv)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fresh, err := shellhook.NewShell(ctx, path, login, name, getenv("HOME"), os.Environ())
+	runs := shellhook.EmbeddedWrapper(fresh.Function)
+	if !executable(runs) {
+		runs = fresh.Wrapper
+	}
+	switch {
+	case err != nil:
+		check(false, what+" starts: "+err.Error(), "fix what it says in "+cli.Tilde(rc)+" or another file it reads")
+	case strings.Contains(fresh.Function, "--alias") && fresh.Alias == "" && runs != "":
+		check(true, what+" goes through the wrapper too", "")
+	case shell == "bash" && login && shellhook.BashLoginFile(getenv("HOME")) == "":
+		check(false, what+" does not go through the wrapper: it reads ~/.bashrc only when ~/.bash_profile, ~/.bash_login or ~/.profile sources it, and there is none",
+			"create ~/.bash_profile with the line "+line+" (scripts/install.sh does it), or with `. ~/.bashrc`")
+	case shell == "bash" && login && rc != getenv("HOME")+"/.bashrc":
+		if filepath.Base(rc) == ".profile" {
+			// sh and dash read it too.
+			line = "`" + shellhook.ProfileLine(self, getenv("HOME")) + "`"
+		}
+		check(false, what+" does not go through the wrapper: it reads "+cli.Tilde(rc)+", not ~/.bashrc",
+			"add "+line+" to "+cli.Tilde(rc)+" (scripts/install.sh does it)")
 	default:
 		check(false, what+" does not go through the wrapper", "add "+line+" to "+cli.Tilde(rc)+" (scripts/install.sh does it)")
 	}
