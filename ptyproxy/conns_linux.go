@@ -14,17 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// agentSockets returns the inodes of the sockets the agent's own processes
-// hold: those of its process group (the agent is its session's and group's
-// leader), not its tools, which real agents start in sessions of their
-// own, nor orphans left behind.
-func (t *tree) agentSockets(procs []procInfo) map[uint64]bool {
+// sockets returns the inodes of the sockets the processes pids hold:
+// the agent process and its runtime process, whose connections are the
+// agent's model client's; not its helpers' (an MCP server following a
+// feed), its tools' or leftovers'.
+func sockets(pids []int) map[uint64]bool {
 	inodes := map[uint64]bool{}
-	for _, p := range procs {
-		if p.pgid != t.agent || p.orphaned {
-			continue
-		}
-		dir := "/proc/" + strconv.Itoa(p.pid) + "/fd/"
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
 		fds, _ := os.ReadDir(dir)
 		for _, fd := range fds {
 			link, err := os.Readlink(dir + fd.Name())

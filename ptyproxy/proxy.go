@@ -53,6 +53,11 @@ type Options struct {
 	// none. Such a question stops the attempt only while the agent waits
 	// for input (see watchdog.ObserveInput).
 	Asks func(text []byte) *stream.Question
+	// Runtime is the command name of the agent's runtime process, as its
+	// profile names it (stream.Profile.Runtime): its work and its
+	// connections are the agent's own. "" for an agent that is one
+	// process.
+	Runtime string
 
 	// KeepOrphans leaves alone what the agent leaves running after it
 	// exits by itself (servers started on purpose); a hang or a signal

@@ -54,7 +54,7 @@ func run(ctx context.Context, o Options, clock Clock) (Outcome, error) {
 		p:      p,
 		clock:  clock,
 		r:      newReader(p.master, o.Stdout, clock),
-		tree:   newTree(p.pid, marker),
+		tree:   newTree(p.pid, marker, o.Runtime),
 		probe:  o.Thresholds.ActivityProbe && procAvailable(),
 		end:    ending{keepOrphans: o.KeepOrphans},
 		stderr: make(chan stderrText, 64),

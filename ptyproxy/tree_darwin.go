@@ -20,6 +20,7 @@ type procInfo struct {
 	pid, ppid, pgid int
 	id              proctable.ID // checked again right before a signal
 	start           time.Time
+	comm            string
 }
 
 // sZomb is a zombie's p_stat (sys/proc.h).
@@ -33,6 +34,7 @@ func fromKinfo(k *unix.KinfoProc) proctable.Proc {
 		UID:    int(k.Eproc.Ucred.Uid),
 		Start:  k.Proc.P_starttime.Sec*1e6 + int64(k.Proc.P_starttime.Usec),
 		Zombie: k.Proc.P_stat == sZomb,
+		Comm:   unix.ByteSliceToString(k.Proc.P_comm[:]),
 	}
 }
 
@@ -66,27 +68,32 @@ func readProc(pid int) (proctable.Proc, bool) {
 // observeEvery; the processes seen are remembered by pid and start time,
 // and those still alive at the end are killed.
 type tree struct {
-	agent  int
-	marker string // "NAME=VALUE" in every process the attempt started
-	procs  *proctable.Tree
-	last   time.Time // the last snapshot taken for observe
-	cpu    proctable.CPUTotal
+	agent      int
+	agentStart time.Time
+	marker     string // "NAME=VALUE" in every process the attempt started
+	procs      *proctable.Tree
+	last       time.Time // the last snapshot taken for observe
+	// runtimeName is the command name of the agent's runtime process (its
+	// profile's), "" for none; runtime is that process once found.
+	runtimeName string
+	runtime     proctable.ID
 }
 
 // observeEvery bounds the snapshots that output flowing asks for: one
 // reads the whole table (a few hundred rows on a Mac).
 const observeEvery = 500 * time.Millisecond
 
-// newTree follows the attempt whose agent is pid. Orphans never come to
+// newTree follows the attempt whose agent is pid, whose runtime process,
+// if it has one, bears the command name runtime. Orphans never come to
 // the wrapper here: they are claimed by ancestry or marker only.
-func newTree(pid int, marker string) *tree {
+func newTree(pid int, marker, runtime string) *tree {
 	// An agent gone already leaves its start unknown: its descendants
 	// started within the last moment.
 	root, since := proctable.ID{}, time.Now().Add(-time.Second).UnixMicro()
 	if p, ok := readProc(pid); ok {
 		root, since = p.ID(), p.Start
 	}
-	return &tree{agent: pid, marker: marker, procs: proctable.New(root, since)}
+	return &tree{agent: pid, agentStart: time.UnixMicro(since), marker: marker, runtimeName: runtime, procs: proctable.New(root, since)}
 }
 
 // observe takes a snapshot, unless one was taken less than observeEvery
@@ -109,7 +116,7 @@ func (t *tree) snapshot() []procInfo {
 	live := t.procs.Snapshot(table, t.ours)
 	out := make([]procInfo, len(live))
 	for i, p := range live {
-		out[i] = procInfo{pid: p.PID, ppid: p.PPID, pgid: p.PGID, id: p.ID(), start: time.UnixMicro(p.Start)}
+		out[i] = procInfo{pid: p.PID, ppid: p.PPID, pgid: p.PGID, id: p.ID(), start: time.UnixMicro(p.Start), comm: p.Comm}
 	}
 	return out
 }
@@ -150,9 +157,11 @@ const psPath = "/bin/ps"
 // psTimeout bounds the one ps call of an activity sample.
 const psTimeout = time.Second
 
-// activity sums the CPU time of the attempt's processes, as one ps call
-// reports it, and says when the newest tool process started: one in a
-// session of its own whose parent is not launchd (an orphan left behind).
+// activity reports the attempt's processes as the watchdog weighs them:
+// the agent's own CPU time (its process and its runtime process), as one
+// ps call reports it, and every other process with its identity and
+// whether it still descends from the agent. Which of them count is the
+// watchdog's to say.
 //
 // # macOS
 //
@@ -161,31 +170,90 @@ const psTimeout = time.Second
 // from one ps call per sample, bounded by psTimeout. Samples are taken
 // only while a silence is being judged: about one per activity window
 // (2 s). (procps's ps, measured on Linux as a stand-in, took 26–30 ms of
-// CPU a call; macOS's was not measured.) ps gives each process's own time, so the CPU a process used
-// after its last sample is lost if it exits before the next (CPUTotal
-// keeps the total from going back). Bytes read are not to be had at all:
-// ReadBytes stays 0, and the read floor counts on Linux only. Nor are the
-// agent's connections (Conns stays nil): proc_pidfdinfo's socket info
-// would give a TCP state and the unread bytes, not when data last came,
-// and needs libproc; the idle timeout's default covers a thinking pause
-// instead (watchdog/defaults_darwin.go).
+// CPU a call; macOS's was not measured.) ps gives each process's own
+// time, not its dead children's, so the CPU a process used after its last
+// sample is lost if it exits before the next. Bytes read are not to be
+// had at all: ReadBytes stays 0, and the read floor counts on Linux only.
+// Nor are the agent's connections (Conns stays nil): proc_pidfdinfo's
+// socket info would give a TCP state and the unread bytes, not when data
+// last came, and needs libproc; the idle timeout's default covers a
+// thinking pause instead (watchdog/defaults_darwin.go).
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
 	procs := t.snapshot()
-	ids := make([]proctable.ID, len(procs))
 	pids := make([]string, len(procs))
 	for i, p := range procs {
-		ids[i], pids[i] = p.id, strconv.Itoa(p.pid)
-		if sid, err := unix.Getsid(p.pid); err == nil && sid != t.agent && p.ppid != 1 && p.start.After(a.ToolStarted) {
-			a.ToolStarted = p.start
-		}
+		pids[i] = strconv.Itoa(p.pid)
 	}
 	var cpu map[int]time.Duration
 	if len(procs) > 0 {
 		cpu = psCPU(strings.Join(pids, ","))
 	}
-	a.CPU = t.cpu.Add(ids, cpu)
+	runtime := t.findRuntime(procs)
+	under := t.underAgent(procs)
+	for _, p := range procs {
+		if p.pid == t.agent || p.pid == runtime {
+			a.CPU += cpu[p.pid]
+			continue
+		}
+		sid, err := unix.Getsid(p.pid)
+		a.Procs = append(a.Procs, watchdog.Proc{Pid: p.pid, Started: p.start, CPU: cpu[p.pid],
+			Under: under[p.pid], OwnSession: err == nil && sid != t.agent})
+	}
 	return a
+}
+
+// underAgent says which of procs descend from the agent: an orphan
+// adopted by launchd, and what it started, do not.
+func (t *tree) underAgent(procs []procInfo) map[int]bool {
+	parent := make(map[int]int, len(procs))
+	for _, p := range procs {
+		parent[p.pid] = p.ppid
+	}
+	under := make(map[int]bool, len(procs))
+	for _, p := range procs {
+		for pid, hops := p.ppid, 0; hops < len(procs); pid, hops = parent[pid], hops+1 {
+			if pid == t.agent {
+				under[p.pid] = true
+				break
+			}
+			if _, ok := parent[pid]; !ok {
+				break
+			}
+		}
+	}
+	return under
+}
+
+// runtimeWithin bounds how long after the agent its runtime process
+// starts: at once, not as a tool or helper started later would.
+const runtimeWithin = 5 * time.Second
+
+// findRuntime returns the pid of the agent's runtime process in procs, 0
+// if it has none: the first child of the agent that bears the profile's
+// name, started with it, and that same process from then on.
+func (t *tree) findRuntime(procs []procInfo) int {
+	if t.runtimeName == "" {
+		return 0
+	}
+	if t.runtime.PID == 0 {
+		var first *procInfo
+		for i, p := range procs {
+			if p.ppid == t.agent && (first == nil || p.start.Before(first.start)) {
+				first = &procs[i]
+			}
+		}
+		if first == nil || first.comm != t.runtimeName || first.start.After(t.agentStart.Add(runtimeWithin)) {
+			return 0
+		}
+		t.runtime = first.id
+	}
+	for _, p := range procs {
+		if p.id == t.runtime {
+			return p.pid
+		}
+	}
+	return 0
 }
 
 // psCPU runs ps once for a comma-separated list of pids.

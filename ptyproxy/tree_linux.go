@@ -19,6 +19,7 @@ import (
 type procInfo struct {
 	pid, ppid, pgid int
 	sid             int
+	comm            string // the command name, as /proc/PID/comm has it
 	state           byte
 	start           uint64 // start time in clock ticks since boot: with pid, an identity
 	cpu             uint64 // user+system ticks, its reaped children's included
@@ -51,6 +52,7 @@ func readStat(pid int) (procInfo, bool) {
 	}
 	return procInfo{
 		pid:   pid,
+		comm:  string(b[bytes.IndexByte(b, '(')+1 : i]),
 		ppid:  int(num(4)),
 		pgid:  int(num(5)),
 		sid:   int(num(6)),
@@ -150,6 +152,10 @@ type tree struct {
 	agentStart uint64    // the agent's start time, in ticks since boot
 	started    time.Time // the attempt's start, when the agent was started
 	marker     string    // "NAME=VALUE" in every process the attempt started
+	// runtimeName is the command name of the agent's runtime process (its
+	// profile's), "" for none; runtime is that process once found.
+	runtimeName string
+	runtime     procKey
 	// known are the processes seen under the agent, by pid and start: an
 	// orphan among them is the attempt's, whatever its environment says.
 	// Guarded by liveMu: other attempts read it.
@@ -169,9 +175,10 @@ var (
 	live   = map[*tree]bool{}
 )
 
-// newTree starts tracking an attempt whose agent is pid.
-func newTree(pid int, marker string) *tree {
-	t := &tree{agent: pid, started: time.Now(), marker: marker, known: map[procKey]bool{}}
+// newTree starts tracking an attempt whose agent is pid, whose runtime
+// process, if it has one, bears the command name runtime.
+func newTree(pid int, marker, runtime string) *tree {
+	t := &tree{agent: pid, started: time.Now(), marker: marker, runtimeName: runtime, known: map[procKey]bool{}}
 	if info, ok := readStat(pid); ok {
 		t.agentStart = info.start
 	}
@@ -289,34 +296,75 @@ func (t *tree) claims(p procInfo) bool {
 	return true
 }
 
-// activity sums CPU time and bytes read over the attempt's processes,
-// says when the newest tool process started: one in a session of its own,
-// under the agent rather than left behind as an orphan, and lists the TCP
-// connections of the agent's own processes.
+// activity reports the attempt's processes as the watchdog weighs them:
+// the agent's own CPU time and bytes read (its process and its runtime
+// process), every other process with its identity and whether it is
+// still under the agent, and the TCP connections of the agent process
+// and its runtime process. Which of them count is the watchdog's to say.
 func (t *tree) activity() watchdog.Activity {
 	var a watchdog.Activity
-	var agentStart uint64
 	procs := t.snapshot()
+	runtime := t.findRuntime(procs)
+	own := []int{}
 	for _, p := range procs {
-		if p.pid == t.agent {
-			agentStart = p.start
-		}
-	}
-	for _, p := range procs {
-		a.CPU += time.Duration(p.cpu) * time.Second / ticksPerSecond
-		a.ReadBytes += readChar(p.pid)
-		if p.sid == t.agent || p.orphaned || agentStart == 0 {
+		cpu := time.Duration(p.cpu) * time.Second / ticksPerSecond
+		read := readChar(p.pid)
+		if p.pid == t.agent || p.pid == runtime {
+			a.CPU += cpu
+			a.ReadBytes += read
+			own = append(own, p.pid)
 			continue
 		}
-		// Start times are clock ticks since boot; the agent's is the
-		// attempt's start.
-		started := t.started.Add(time.Duration(int64(p.start)-int64(agentStart)) * time.Second / ticksPerSecond)
-		if started.After(a.ToolStarted) {
-			a.ToolStarted = started
+		a.Procs = append(a.Procs, watchdog.Proc{
+			Pid: p.pid, Started: t.startedAt(p.start), CPU: cpu, ReadBytes: read,
+			Under: !p.orphaned, OwnSession: p.sid != t.agent,
+		})
+	}
+	a.Conns = tcpConns(sockets(own))
+	return a
+}
+
+// startedAt is when a process that started at ticks (since boot) started,
+// on the attempt's clock: the agent's start is the attempt's. Zero when
+// the agent's own start is unknown.
+func (t *tree) startedAt(ticks uint64) time.Time {
+	if t.agentStart == 0 {
+		return time.Time{}
+	}
+	return t.started.Add(time.Duration(int64(ticks)-int64(t.agentStart)) * time.Second / ticksPerSecond)
+}
+
+// runtimeWithin bounds how long after the agent its runtime process
+// starts: at once (Codex's node starts its binary in about 0.1 s), not
+// as a tool or helper started later would.
+const runtimeWithin = 5 * ticksPerSecond
+
+// findRuntime returns the pid of the agent's runtime process in procs, 0
+// if it has none: the first child of the agent that bears the profile's
+// name, started with it. Once found it is that process for the attempt,
+// by its identity, so a tool of the same name never takes its place.
+func (t *tree) findRuntime(procs []procInfo) int {
+	if t.runtimeName == "" {
+		return 0
+	}
+	if t.runtime.pid == 0 {
+		var first *procInfo
+		for i, p := range procs {
+			if p.ppid == t.agent && !p.orphaned && (first == nil || p.start < first.start) {
+				first = &procs[i]
+			}
+		}
+		if first == nil || first.comm != t.runtimeName || first.start > t.agentStart+runtimeWithin {
+			return 0
+		}
+		t.runtime = procKey{first.pid, first.start}
+	}
+	for _, p := range procs {
+		if (procKey{p.pid, p.start}) == t.runtime {
+			return p.pid
 		}
 	}
-	a.Conns = tcpConns(t.agentSockets(procs))
-	return a
+	return 0
 }
 
 // ProbeCheck reports whether /proc can tell the activity of the agent's

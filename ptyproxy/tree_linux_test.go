@@ -29,7 +29,7 @@ func TestTreesSideBySide(t *testing.T) {
 		<-p.exited
 		p.closeAll()
 	})
-	first := newTree(p.pid, MarkerEnv+"=first")
+	first := newTree(p.pid, MarkerEnv+"=first", "")
 	defer first.done()
 	// The second attempt asks only: it is not among the running attempts,
 	// whose orphans the other tests' attempts would then leave alone.

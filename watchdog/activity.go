@@ -2,7 +2,7 @@ package watchdog
 
 import "time"
 
-// Activity is a cumulative sample of the agent's whole process tree: CPU
+// Activity is a cumulative sample of the attempt's processes: the CPU
 // time used and bytes read, as /proc reports them. Only differences
 // between samples matter.
 //
@@ -13,25 +13,26 @@ import "time"
 // compacts its context. A hung agent is idle. A stalled Claude Code was
 // measured at 0.4–1.1% of a core and 100–170 B/s read (keep-alives), so
 // only activity above both floors' reach counts as evidence.
+//
+// # Whose
+//
+// Evidence counts only for what it belongs to. CPU and ReadBytes are the
+// agent's own: its process and the one runtime process its profile names
+// (Codex's native binary under node), which always count. Every other
+// process of the attempt is a Proc, and counts only as counts says: a
+// busy orphan left behind, or a helper the agent runs beside its work, is
+// no sign that the agent is at work.
 type Activity struct {
 	CPU       time.Duration
 	ReadBytes int64
-	// ToolStarted is when the newest live tool process of the tree
-	// started, zero if there is none: a process in a session of its own
-	// whose parent is still in the tree, not an orphan left behind. Real
-	// agents start their tools so. One that started after an open call
-	// began is that call at work (a sleep uses no CPU); a dev server left
-	// running by an earlier call is not, and excuses nothing.
-	ToolStarted time.Time
-	// Conns are the TCP connections of the agent's own processes, where
-	// the platform tells them (Linux); nil elsewhere.
+	// Procs are the attempt's other processes: the agent's descendants,
+	// and those that left its ancestry (Under false).
+	Procs []Proc
+	// Conns are the TCP connections of the agent process and its runtime
+	// process (not of helpers, tools or leftovers), where the platform
+	// tells them (Linux); nil elsewhere.
 	Conns []Conn
 }
-
-// toolSlack allows for a tool process that starts a moment before its
-// call's start event is read: the agent may spawn first and print after,
-// and process start times are only known to 10 ms.
-const toolSlack = time.Second
 
 // Evidence is what the activity probe saw, for the hang record.
 type Evidence struct {
@@ -41,6 +42,12 @@ type Evidence struct {
 	ReadPerSec    float64       // in the last window, bytes per second
 	Tool          bool          // an open call's tool process was running
 	Extended      time.Duration // silence excused beyond the idle timeout
+	// Pid is the process whose work earned the last active window: the
+	// counted process that did the most, 0 for the agent's own work; and
+	// CallID the open call it started after ("" in text mode, where no
+	// call is seen).
+	Pid    int
+	CallID string
 	// Conn is the remote address of the connection that last showed a
 	// response streaming in during this silence, "" if none did;
 	// ConnQuiet is how long before the check its data last arrived.
@@ -123,19 +130,23 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if dt <= 0 {
 		return
 	}
-	cpu := max(a.CPU-w.win.a.CPU, 0)
-	read := max(a.ReadBytes-w.win.a.ReadBytes, 0)
+	wk := w.workBetween(w.win.a, a)
 	w.evidence.Windows++
-	w.evidence.CPUPercent = 100 * cpu.Seconds() / dt.Seconds()
-	w.evidence.ReadPerSec = float64(read) / dt.Seconds()
-	oldest, open := w.calls.oldestStart()
-	// In text mode no call is ever seen to start: a live tool process is
-	// the agent's work, as far as can be told.
-	w.evidence.Tool = !a.ToolStarted.IsZero() && (open && !a.ToolStarted.Before(oldest.Add(-toolSlack)) || w.th.TextMode)
-	active := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor || w.evidence.Tool
-	if active {
+	w.evidence.CPUPercent = 100 * wk.cpu.Seconds() / dt.Seconds()
+	w.evidence.ReadPerSec = float64(wk.read) / dt.Seconds()
+	w.evidence.Tool = wk.tool != 0
+	busy := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor
+	if busy || w.evidence.Tool {
 		w.evidence.ActiveWindows++
 		w.activeThrough = now.Add(w.window())
+		w.evidence.Pid = wk.top
+		if !busy {
+			w.evidence.Pid = wk.tool
+		}
+		w.evidence.CallID = ""
+		if c, open := w.calls.oldestCall(); open && w.evidence.Pid != 0 && !w.th.TextMode {
+			w.evidence.CallID = c
+		}
 	}
 	w.win = sample{at: now, a: a, ok: true}
 }

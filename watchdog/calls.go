@@ -132,6 +132,14 @@ func (o *openCalls) oldestStart() (time.Time, bool) {
 	return o.starts.items[0].start, true
 }
 
+// oldestCall is the id of the longest-running open call.
+func (o *openCalls) oldestCall() (string, bool) {
+	if len(o.byID) == 0 {
+		return "", false
+	}
+	return o.starts.items[0].ID, true
+}
+
 // byStart orders calls by start, then id, so that a list of the longest
 // running is the same whatever the map's order.
 func byStart(a, b *call) int {

@@ -137,7 +137,7 @@ func TestConnEvidence(t *testing.T) {
 				if w.WantsActivity(now) {
 					a := Activity{Conns: []Conn{tc.l.at(d)}}
 					if tc.tool {
-						a.ToolStarted = at(time.Second)
+						a.Procs = []Proc{{Pid: 7, Started: at(time.Second), Under: true, OwnSession: true}}
 					}
 					if tc.cpuUntil > 0 {
 						a.CPU = min(d, tc.cpuUntil) / 2

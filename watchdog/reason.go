@@ -87,6 +87,10 @@ type evidenceJSON struct {
 	ReadPerSec    float64 `json:"last_read_bytes_per_sec"`
 	Tool          bool    `json:"tool_running,omitempty"`
 	ExtendedMS    int64   `json:"extended_ms"`
+	// The process whose work earned the last active window (absent for
+	// the agent's own), and the open call it started after.
+	Pid    int    `json:"pid,omitempty"`
+	CallID string `json:"call_id,omitempty"`
 	// The connection a response last streamed in on, and how long before
 	// the check its data arrived.
 	Conn        string `json:"connection,omitempty"`
@@ -106,7 +110,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 	}
 	if e := r.Evidence; e.Windows > 0 || e.Conn != "" {
 		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tool, e.Extended.Milliseconds(),
-			e.Conn, e.ConnQuiet.Milliseconds()}
+			e.Pid, e.CallID, e.Conn, e.ConnQuiet.Milliseconds()}
 	}
 	return json.Marshal(out)
 }
@@ -125,7 +129,7 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
 	if e := in.Evidence; e != nil {
-		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS), e.Conn, ms(e.ConnQuietMS)}
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS), e.Pid, e.CallID, e.Conn, ms(e.ConnQuietMS)}
 	}
 	return nil
 }

@@ -463,7 +463,9 @@ func TestActivityAndCalls(t *testing.T) {
 	t.Parallel()
 	s := time.Second
 	toolSince := func(start time.Duration) func(time.Duration) Activity {
-		return func(time.Duration) Activity { return Activity{ToolStarted: t0.Add(start)} }
+		return func(time.Duration) Activity {
+			return Activity{Procs: []Proc{{Pid: 7, Started: t0.Add(start), Under: true, OwnSession: true}}}
+		}
 	}
 	cpu := func(d time.Duration) Activity { return Activity{CPU: d / 2} }
 	for _, tc := range []struct {

@@ -292,6 +292,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 		Parse:       j.parse(),
 		StderrError: j.Cmd.Profile.Stderr,
 		Asks:        j.Cmd.Profile.Asks,
+		Runtime:     j.Cmd.Profile.Runtime(),
 		KeepOrphans: cfg.KeepOrphans,
 		Thresholds:  j.thresholds(cfg),
 		Spent:       j.spent.Total(),

@@ -117,36 +117,3 @@ func ParseCPUTime(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// CPUTotal adds up a tree's CPU time over samples of its live processes
-// so that the total never goes back: ps reports a process's own time, not
-// that of its dead children, so a process that exits keeps the time it
-// had in its last sample, and one that ps missed keeps its last value.
-type CPUTotal struct {
-	last map[ID]time.Duration
-	gone time.Duration
-}
-
-// Add takes a sample: the tree's live processes and the CPU time ps gave
-// for them (keyed by pid); it returns the total.
-func (c *CPUTotal) Add(live []ID, cpu map[int]time.Duration) time.Duration {
-	if c.last == nil {
-		c.last = map[ID]time.Duration{}
-	}
-	alive := make(map[ID]bool, len(live))
-	for _, id := range live {
-		alive[id] = true
-		c.last[id] = max(c.last[id], cpu[id.PID])
-	}
-	total := c.gone
-	for id, d := range c.last {
-		if !alive[id] {
-			c.gone += d
-			total += d
-			delete(c.last, id)
-			continue
-		}
-		total += d
-	}
-	return total
-}

@@ -193,28 +193,3 @@ func strs(fields [][]byte) []string {
 	}
 	return out
 }
-
-// TestCPUTotal checks the total never goes back: not when a process exits,
-// not when ps misses one, not when a pid comes back as another process.
-func TestCPUTotal(t *testing.T) {
-	t.Parallel()
-	agent, tool, again := ID{10, 1}, ID{11, 2}, ID{11, 9}
-	var c CPUTotal
-	for i, step := range []struct {
-		live []ID
-		cpu  map[int]time.Duration
-		want time.Duration
-	}{
-		{[]ID{agent, tool}, map[int]time.Duration{10: 100, 11: 50}, 150},
-		{[]ID{agent, tool}, map[int]time.Duration{10: 120}, 170},         // ps missed the tool
-		{[]ID{agent, tool}, map[int]time.Duration{10: 130, 11: 80}, 210}, //
-		{[]ID{agent}, map[int]time.Duration{10: 140}, 220},               // the tool exited with 80
-		{[]ID{agent, again}, map[int]time.Duration{10: 140, 11: 5}, 225}, // its pid, reused
-		{[]ID{agent, again}, map[int]time.Duration{10: 90, 11: 5}, 225},  // a value going back is ignored
-		{nil, nil, 225},
-	} {
-		if got := c.Add(step.live, step.cpu); got != step.want {
-			t.Errorf("step %d: total %d, want %d", i, got, step.want)
-		}
-	}
-}

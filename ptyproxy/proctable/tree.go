@@ -21,6 +21,7 @@ type Proc struct {
 	// pid, an identity that a recycled pid does not share.
 	Start  int64
 	Zombie bool
+	Comm   string // the command name, as the kernel keeps it (16 bytes at most)
 }
 
 // ID names one process over time: a pid is reused, a pid and a start time
