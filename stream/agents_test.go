@@ -88,11 +88,11 @@ func TestRealCaptures(t *testing.T) {
 		// Gemini re-sends the same delta with each retry of a stalled stream.
 		{file: "gemini-C", p: Gemini, session: "bf19e08c", terminal: 0, answer: "HelloHelloHelloHello"},
 		{file: "opencode-A", p: OpenCode, session: "ses_deb5b2020ffe", terminal: 1, answer: "Hello from the mock model.",
-			calls: []Call{{ID: "step:msg_214a4e59c001HyslDU7LKVumPZ", Kind: "step"}}},
+			calls: []Call{{ID: "step:msg_214a4e59c001HyslDU7LKVumPZ", Kind: "step", Turn: true}}},
 		{file: "opencode-B", p: OpenCode, session: "ses_deb6a5862ffe", terminal: 1, answer: answerB,
-			calls: []Call{{ID: "step:msg_21495aad9001CTI7AzvWdD6gg3", Kind: "step"}, {ID: "step:msg_21495fd54001pJHP3UhB5kNQm5", Kind: "step"}}},
+			calls: []Call{{ID: "step:msg_21495aad9001CTI7AzvWdD6gg3", Kind: "step", Turn: true}, {ID: "step:msg_21495fd54001pJHP3UhB5kNQm5", Kind: "step", Turn: true}}},
 		// opencode sends a new step_start for the same message with each retry.
-		{file: "opencode-C", p: OpenCode, session: "ses_", terminal: 0, open: 1, calls: slices.Repeat([]Call{{ID: "step:msg_21495284b001kMQhDXVWJBGJ7H", Kind: "step"}}, 3)},
+		{file: "opencode-C", p: OpenCode, session: "ses_", terminal: 0, open: 1, calls: slices.Repeat([]Call{{ID: "step:msg_21495284b001kMQhDXVWJBGJ7H", Kind: "step", Turn: true}}, 3)},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()

@@ -12,10 +12,11 @@ var Claude = &Profile{
 	Name:        "claude",
 	Binaries:    []string{"claude"},
 	Install:     "npm install -g @anthropic-ai/claude-code",
-	Parse:       func(l Line) Event { return parseWith(l, readClaude, claudeErrors) },
+	Parse:       func(l Line) Event { return parseWith(l, readClaude, claudeErrors, claudeModelCalls) },
 	errors:      claudeErrors,
 	questions:   claudeQuestions,
 	phases:      map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "assistant": Writing},
+	modelCalls:  claudeModelCalls,
 	UsageTiming: UsageAsItGoes,
 	CostTiming:  UsageAtEnd,
 	flags:       claudeFlags,
@@ -26,6 +27,12 @@ var Claude = &Profile{
 	modelFlags:  []string{"--model"},
 	resumeFlag:  "--resume",
 }
+
+// claudeModelCalls: without partial messages, the model has the prompt
+// once the session opens and a tool's result once it is written back (a
+// user line); its next words come as an assistant line, one per content
+// block, and a tool it asks for takes over.
+var claudeModelCalls = modelTable{"system/init": ModelOpens, "user": ModelOpens, "assistant": ModelCloses, "result": ModelCloses}
 
 // claudeFlags are Claude Code's options: first as `claude --help` prints
 // them (2.1.197, the version scripts/realagents.sh installs and checks

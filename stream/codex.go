@@ -1,6 +1,9 @@
 package stream
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Codex CLI: its profile, how its --json lines are read, the errors it
 // states, the questions it asks a person and its names for usage.
@@ -14,10 +17,11 @@ var Codex = &Profile{
 	Name:          "codex",
 	Binaries:      []string{"codex"},
 	Install:       "npm install -g @openai/codex",
-	Parse:         func(l Line) Event { return parseWith(l, readCodex, codexErrors) },
+	Parse:         func(l Line) Event { return parseWith(l, readCodex, codexErrors, codexModelCalls) },
 	errors:        codexErrors,
 	questions:     codexQuestions,
 	phases:        map[string]Phase{"thread.started": SessionOpened, "turn.started": ModelsTurn},
+	modelCalls:    codexModelCalls,
 	UsageTiming:   UsageAtEnd,
 	subcommand:    []string{"exec", "e"},
 	flags:         codexFlags,
@@ -25,7 +29,20 @@ var Codex = &Profile{
 	modelFlags:    []string{"--model"},
 	workspaceFlag: "--cd",
 	resumeSub:     "resume",
+	runtime:       "codex",
+	// Its own stream_idle_timeout_ms (300 s by default) ignores WebSocket
+	// pings (openai/codex#43022): past it Codex abandons the request and
+	// retries, saying so; a silence of pings only that outlasts it by
+	// half a minute is not Codex thinking.
+	keepAliveWait: 330 * time.Second,
 }
+
+// codexModelCalls: a turn waits on the model from its start to its end,
+// except while a tool it asked for runs (an item that starts, until it
+// completes). Codex's npm package runs `node codex.js`, which starts the
+// native codex binary (its Runtime) and forwards signals to it.
+var codexModelCalls = modelTable{"turn.started": ModelOpens, "item.started": ModelCloses, "item.completed": ModelOpens,
+	"turn.completed": ModelCloses, "turn.failed": ModelCloses}
 
 // codexFlags are Codex's options as `codex exec --help` and `codex --help`
 // print them (0.169.0, the version scripts/realagents.sh installs and

@@ -17,6 +17,7 @@ var Cursor = &Profile{
 	errors:        cursorErrors,
 	questions:     cursorQuestions,
 	phases:        map[string]Phase{"system/init": SessionOpened, "user": ModelsTurn, "tool_call/completed": ModelsTurn, "thinking": Thinking, "assistant": Writing},
+	modelCalls:    cursorModelCalls,
 	UsageTiming:   UsageAtEnd,
 	flags:         cursorFlags,
 	printFlags:    []string{"-p", "--print"},
@@ -27,6 +28,14 @@ var Cursor = &Profile{
 	forceFlags:    []string{"--force", "-f", "--yolo"},
 	resumeFlag:    "--resume",
 }
+
+// cursorModelCalls: as Claude's, in cursor's words: the model has the
+// prompt once the session opens (and the prompt is echoed as a user line)
+// and a tool's result once its call completes; its reply comes as an
+// assistant line (thinking lines are its words too, but not its reply)
+// and a tool it asks for takes over.
+var cursorModelCalls = modelTable{"system/init": ModelOpens, "user": ModelOpens, "tool_call/completed": ModelOpens,
+	"tool_call/started": ModelCloses, "assistant": ModelCloses, "result": ModelCloses}
 
 // cursorFlags are cursor-agent's options: first as its --help prints them
 // (2026.09.28-64d2043, the capture in testdata/cursor-agent-help.txt,
@@ -96,6 +105,7 @@ func Parse(l Line) Event {
 	if ev.NotJSON || errText != "" {
 		cursorErrors.eventError(&ev, errText, l.Text)
 	}
+	ev.Model = cursorModelCalls.edge(ev.Type, ev.Subtype)
 	return ev
 }
 

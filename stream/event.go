@@ -22,6 +22,9 @@ type Event struct {
 	AgentTS   int64  // the agent's own timestamp in Unix ms, 0 if none
 	Started   []Call // tool calls this line opens
 	Ended     []string
+	// Model says whether the line opens a call to the agent's model or
+	// closes one, as its profile's table says (see ModelEdge).
+	Model ModelEdge
 	// Terminal is set by the event that completes the agent's answer
 	// (cursor's "result"); afterwards the agent is expected to exit.
 	Terminal bool
@@ -69,6 +72,9 @@ type Call struct {
 	Command string // what the call runs or touches, for people
 	// Timeout is the wait the agent declared for the call, 0 if none.
 	Timeout time.Duration
+	// Turn marks a call that is the agent's turn with its model, not a
+	// tool's run: opencode's step, inside which its tools run unseen.
+	Turn bool
 }
 
 // MaxAnswer bounds the answer a Reply keeps: an answer is kept whole up to

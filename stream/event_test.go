@@ -25,7 +25,7 @@ func TestParseCursorEvents(t *testing.T) {
 		{
 			name: "init",
 			line: `{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"b7a9","model":"Auto","permissionMode":"default"}`,
-			want: Event{Type: "system", Subtype: "init", SessionID: "b7a9"},
+			want: Event{Type: "system", Subtype: "init", SessionID: "b7a9", Model: ModelOpens},
 		},
 		{
 			name: "thinking delta",
@@ -35,38 +35,38 @@ func TestParseCursorEvents(t *testing.T) {
 		{
 			name: "shell started with newline call id",
 			line: `{"type":"tool_call","subtype":"started","call_id":"call_MZ\nfc_05","tool_call":{"shellToolCall":{"args":{"command":"sleep 5","workingDirectory":"","timeout":30000,"toolCallId":"call_MZ\nfc_05","hardTimeout":86400000}},"toolCallId":"call_MZ\nfc_05","startedAtMs":"1"},"model_call_id":"m-0","session_id":"s","timestamp_ms":5}`,
-			want: Event{Type: "tool_call", Subtype: "started", CallID: "call_MZ\nfc_05", AgentTS: 5,
+			want: Event{Type: "tool_call", Subtype: "started", Model: ModelCloses, CallID: "call_MZ\nfc_05", AgentTS: 5,
 				Started: []Call{{ID: "call_MZ\nfc_05", Kind: "shellToolCall", Command: "sleep 5", Timeout: 30 * time.Second}}},
 		},
 		{
 			name: "completed without args",
 			line: `{"type":"tool_call","subtype":"completed","call_id":"c1","tool_call":{"readToolCall":{"result":{"error":{"errorMessage":"File not found"}}}},"session_id":"s","timestamp_ms":7}`,
-			want: Event{Type: "tool_call", Subtype: "completed", CallID: "c1", AgentTS: 7, Ended: []string{"c1"}},
+			want: Event{Type: "tool_call", Subtype: "completed", Model: ModelOpens, CallID: "c1", AgentTS: 7, Ended: []string{"c1"}},
 		},
 		{
 			name: "call id from tool_call.toolCallId",
 			line: `{"type":"tool_call","subtype":"started","tool_call":{"toolCallId":"tc9","readToolCall":{"args":{"path":"go.mod"}}}}`,
-			want: Event{Type: "tool_call", Subtype: "started", CallID: "tc9", Started: []Call{{ID: "tc9", Kind: "readToolCall", Command: "go.mod"}}},
+			want: Event{Type: "tool_call", Subtype: "started", Model: ModelCloses, CallID: "tc9", Started: []Call{{ID: "tc9", Kind: "readToolCall", Command: "go.mod"}}},
 		},
 		{
 			name: "call id from args.toolCallId",
 			line: `{"type":"tool_call","subtype":"started","tool_call":{"fooToolCall":{"args":{"toolCallId":"a7","timeout":0}}}}`,
-			want: Event{Type: "tool_call", Subtype: "started", CallID: "a7", Started: []Call{{ID: "a7", Kind: "fooToolCall"}}},
+			want: Event{Type: "tool_call", Subtype: "started", Model: ModelCloses, CallID: "a7", Started: []Call{{ID: "a7", Kind: "fooToolCall"}}},
 		},
 		{
 			name: "payload-wrapped shape",
 			line: `{"type":"tool_call","subtype":"started","payload":{"toolCall":{"id":"tool-123","shellToolCall":{"args":{"command":"ls"}}}}}`,
-			want: Event{Type: "tool_call", Subtype: "started", CallID: "tool-123", Started: []Call{{ID: "tool-123", Kind: "shellToolCall", Command: "ls"}}},
+			want: Event{Type: "tool_call", Subtype: "started", Model: ModelCloses, CallID: "tool-123", Started: []Call{{ID: "tool-123", Kind: "shellToolCall", Command: "ls"}}},
 		},
 		{
 			name: "command preferred over path",
 			line: `{"type":"tool_call","subtype":"started","call_id":"x","tool_call":{"shellToolCall":{"args":{"path":"/p","command":"make","timeout":1500.5}}}}`,
-			want: Event{Type: "tool_call", Subtype: "started", CallID: "x", Started: []Call{{ID: "x", Kind: "shellToolCall", Command: "make", Timeout: 1500500 * time.Microsecond}}},
+			want: Event{Type: "tool_call", Subtype: "started", Model: ModelCloses, CallID: "x", Started: []Call{{ID: "x", Kind: "shellToolCall", Command: "make", Timeout: 1500500 * time.Microsecond}}},
 		},
 		{
 			name: "result",
 			line: `{"type":"result","subtype":"success","duration_ms":1,"is_error":false,"result":"done","session_id":"s1","request_id":"r"}`,
-			want: Event{Type: "result", Subtype: "success", SessionID: "s1", Terminal: true, Answer: "done"},
+			want: Event{Type: "result", Model: ModelCloses, Subtype: "success", SessionID: "s1", Terminal: true, Answer: "done"},
 		},
 		{
 			name: "unknown type",
@@ -79,19 +79,19 @@ func TestParseCursorEvents(t *testing.T) {
 		{
 			name: "result of a failed run",
 			line: `{"type":"result","subtype":"error","duration_ms":9,"is_error":true,"result":"Error: Authentication required. Please run 'agent login' first","session_id":"s1"}`,
-			want: Event{Type: "result", Subtype: "error", SessionID: "s1", Terminal: true, Failed: true,
+			want: Event{Type: "result", Model: ModelCloses, Subtype: "error", SessionID: "s1", Terminal: true, Failed: true,
 				Error: &AgentError{Kind: Auth, Message: "cursor-agent is not logged in: run `cursor-agent login`, or set CURSOR_API_KEY", Match: "Authentication required"}},
 		},
 		{
 			name: "an answer about rate limits is an answer",
 			line: `{"type":"result","subtype":"success","is_error":false,"result":"On HTTP 429 or resource_exhausted, back off: you've hit your usage limit.","session_id":"s1"}`,
-			want: Event{Type: "result", Subtype: "success", SessionID: "s1", Terminal: true, Answer: "On HTTP 429 or resource_exhausted, back off: you've hit your usage limit."},
+			want: Event{Type: "result", Model: ModelCloses, Subtype: "success", SessionID: "s1", Terminal: true, Answer: "On HTTP 429 or resource_exhausted, back off: you've hit your usage limit."},
 		},
 		{name: "terminal reset", line: "\x1b[?25h\x1b7\x1b[r\x1b8", want: Event{NotJSON: true}},
 		{name: "array", line: `[1,2]`, want: Event{NotJSON: true}},
 		{name: "trailing garbage", line: `{"type":"result"} x`, want: Event{NotJSON: true}},
 		{name: "broken object", line: `{"type":"tool_call","subtype":"started","call_id":"x" "tool_call":{}}`, want: Event{NotJSON: true}},
-		{name: "crlf", line: "{\"type\":\"user\"}\r", want: Event{Type: "user"}},
+		{name: "crlf", line: "{\"type\":\"user\"}\r", want: Event{Type: "user", Model: ModelOpens}},
 		{name: "empty", line: "", want: Event{NotJSON: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestParseTruncated(t *testing.T) {
 	t.Parallel()
 	line := `{"type":"tool_call","subtype":"completed","call_id":"big","tool_call":{"readToolCall":{"result":{"success":{"content":"` + strings.Repeat("x", 5000) + `"}}}},"timestamp_ms":9}`
 	ev := Parse(Line{Text: []byte(line[:1000]), Len: int64(len(line)), Newline: true})
-	want := Event{Type: "tool_call", Subtype: "completed", CallID: "big", Ended: []string{"big"}, Truncated: true}
+	want := Event{Type: "tool_call", Subtype: "completed", Model: ModelOpens, CallID: "big", Ended: []string{"big"}, Truncated: true}
 	if !equalEvent(ev, want) {
 		t.Errorf("got %+v\nwant %+v", ev, want)
 	}

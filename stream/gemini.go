@@ -12,10 +12,11 @@ var Gemini = &Profile{
 	Name:          "gemini",
 	Binaries:      []string{"gemini"},
 	Install:       "npm install -g @google/gemini-cli",
-	Parse:         func(l Line) Event { return parseWith(l, readGemini, geminiErrors) },
+	Parse:         func(l Line) Event { return parseWith(l, readGemini, geminiErrors, geminiModelCalls) },
 	errors:        geminiErrors,
 	questions:     geminiQuestions,
 	phases:        map[string]Phase{"init": SessionOpened, "tool_result": ModelsTurn},
+	modelCalls:    geminiModelCalls,
 	UsageTiming:   UsageAtEnd,
 	flags:         geminiFlags,
 	printFlags:    []string{"-p", "--prompt"},
@@ -23,7 +24,15 @@ var Gemini = &Profile{
 	formatFlags:   []string{"-o", "--output-format"},
 	streaming:     "stream-json",
 	modelFlags:    []string{"--model", "-m"},
+	runtime:       "node",
 }
+
+// geminiModelCalls: the model has the prompt once the session opens and a
+// tool's result once it is written back; its words stream as assistant
+// message deltas until a tool takes over or the result ends the run.
+// Gemini CLI relaunches itself as a child node with memory flags (its
+// Runtime) unless GEMINI_CLI_NO_RELAUNCH is set.
+var geminiModelCalls = modelTable{"init": ModelOpens, "tool_result": ModelOpens, "tool_use": ModelCloses, "result": ModelCloses}
 
 // geminiFlags are Gemini CLI's options as `gemini --help` prints them
 // (0.61.0, the version scripts/realagents.sh installs and checks this

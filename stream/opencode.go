@@ -13,10 +13,11 @@ var OpenCode = &Profile{
 	Name:          "opencode",
 	Binaries:      []string{"opencode"},
 	Install:       "npm install -g opencode-ai",
-	Parse:         func(l Line) Event { return parseWith(l, readOpenCode, openCodeErrors) },
+	Parse:         func(l Line) Event { return parseWith(l, readOpenCode, openCodeErrors, openCodeModelCalls) },
 	errors:        openCodeErrors,
 	questions:     openCodeQuestions,
 	phases:        map[string]Phase{"step_start": ModelsTurn, "text": Writing},
+	modelCalls:    openCodeModelCalls,
 	UsageTiming:   UsageAsItGoes,
 	CostTiming:    UsageAsItGoes,
 	subcommand:    []string{"run"},
@@ -27,6 +28,10 @@ var OpenCode = &Profile{
 	workspaceFlag: "--dir",
 	resumeFlag:    "--session",
 }
+
+// openCodeModelCalls: each step is one call to the model (its tools run
+// inside it and appear only once done), from step_start to step_finish.
+var openCodeModelCalls = modelTable{"step_start": ModelOpens, "step_finish": ModelCloses}
 
 // openCodeFlags are opencode run's options as `opencode run --help`
 // prints them (1.18.33, the version scripts/realagents.sh installs and
@@ -105,7 +110,7 @@ func readOpenCode(s *scanner, ev *Event) (errText string) {
 	switch ev.Type {
 	case "step_start":
 		if id := messageID.String(); id != "" {
-			ev.open(Call{ID: "step:" + id, Kind: "step"})
+			ev.open(Call{ID: "step:" + id, Kind: "step", Turn: true})
 		}
 	case "step_finish":
 		if id := messageID.String(); id != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // A Profile knows one agent CLI: how its output lines map to events, and
@@ -23,6 +24,15 @@ type Profile struct {
 	// phases are the labels (or types) of the lines that say what the
 	// agent is doing; an unlisted one is Busy.
 	phases map[string]Phase
+	// modelCalls are the labels (or types) of the lines that open a call
+	// to the model and of those that close one (see ModelEdge).
+	modelCalls modelTable
+	// runtime is the command name of the agent's runtime process (see
+	// Runtime), "" for an agent that is one process.
+	runtime string
+	// keepAliveWait is the agent's own bound on a model call that gets
+	// keep-alives only (see KeepAliveWait), 0 for none.
+	keepAliveWait time.Duration
 	// UsageTiming says when the agent reports what it spends: as it goes
 	// (a budget holds mid-run) or only at the end.
 	UsageTiming UsageTiming

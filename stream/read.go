@@ -18,7 +18,7 @@ import (
 // shares: whether the line was JSON, what a cut line still says, and
 // whether the line reports an error. read returns the text of the error
 // its event reports, "" if none.
-func parseWith(l Line, read func(*scanner, *Event) string, errs *errorTable) Event {
+func parseWith(l Line, read func(*scanner, *Event) string, errs *errorTable, calls modelTable) Event {
 	var ev Event
 	var errText string
 	s := newScanner(l)
@@ -27,6 +27,7 @@ func parseWith(l Line, read func(*scanner, *Event) string, errs *errorTable) Eve
 	}
 	ev = settle(l, &s, ev)
 	errs.eventError(&ev, errText, l.Text)
+	ev.Model = calls.edge(ev.Type, ev.Subtype)
 	return ev
 }
 

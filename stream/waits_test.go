@@ -1,0 +1,90 @@
+package stream
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestModelCallsInCaptures walks every capture of every agent with its
+// model-call table, as the watchdog reads it (a model call open while no
+// tool call is): the model is waited on at some point of each, never while
+// a tool call it announced runs, again once the tools' results are back,
+// and no longer once the answer is complete.
+func TestModelCallsInCaptures(t *testing.T) {
+	t.Parallel()
+	for _, p := range Profiles() {
+		if opens, closes := p.ModelCalls(); len(opens) == 0 || len(closes) == 0 {
+			t.Errorf("%s: a model-call table that opens %q and closes %q", p.Name, opens, closes)
+			continue
+		}
+		for _, file := range capturesOf(t, p) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open, waited := false, false
+			tools := map[string]bool{}
+			for i, ev := range parseAll(p, data) {
+				switch ev.Model {
+				case ModelOpens:
+					open = true
+				case ModelCloses:
+					open = false
+				}
+				tool := false
+				for _, c := range ev.Started {
+					if !c.Turn {
+						tools[c.ID], tool = true, true
+					}
+				}
+				for _, id := range ev.Ended {
+					delete(tools, id)
+				}
+				waiting := open && len(tools) == 0
+				waited = waited || waiting
+				if tool && open {
+					t.Errorf("%s line %d (%s): a tool call starts, the model call stays open", filepath.Base(file), i+1, ev.Label())
+				}
+				// (opencode's tools appear only once done, inside its step:
+				// the step's end is its turn's.)
+				if len(ev.Ended) > 0 && len(tools) == 0 && !waiting && !ev.Terminal && p != OpenCode {
+					t.Errorf("%s line %d (%s): the tools' results are back, the model is not waited on", filepath.Base(file), i+1, ev.Label())
+				}
+				if ev.Terminal && open {
+					t.Errorf("%s line %d (%s): the answer is complete, the model call still open", filepath.Base(file), i+1, ev.Label())
+				}
+			}
+			if !waited && !strings.Contains(file, "not-logged-in") {
+				t.Errorf("%s: the model is never waited on", filepath.Base(file))
+			}
+		}
+	}
+}
+
+// TestModelEdge reads a label's edge: its type and subtype, else its
+// type alone.
+func TestModelEdge(t *testing.T) {
+	t.Parallel()
+	m := modelTable{"tool_call/completed": ModelOpens, "assistant": ModelCloses}
+	for _, tc := range []struct {
+		typ, sub string
+		want     ModelEdge
+	}{
+		{"tool_call", "completed", ModelOpens},
+		{"tool_call", "started", NoModelEdge},
+		{"assistant", "", ModelCloses},
+		{"assistant", "delta", ModelCloses},
+		{"", "", NoModelEdge},
+		{strings.Repeat("t", 100), strings.Repeat("s", 100), NoModelEdge},
+	} {
+		if got := m.edge(tc.typ, tc.sub); got != tc.want {
+			t.Errorf("%s/%s: %v, want %v", tc.typ, tc.sub, got, tc.want)
+		}
+	}
+	if opens, closes := Cursor.ModelCalls(); !slices.Contains(opens, "system/init") || !slices.Contains(closes, "assistant") {
+		t.Errorf("cursor opens %q, closes %q", opens, closes)
+	}
+}
