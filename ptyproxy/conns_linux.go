@@ -1,13 +1,11 @@
 package ptyproxy
 
 import (
-	"encoding/binary"
-	"net/netip"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
-	"time"
-	"unsafe"
+	"sync"
 
 	"cursor-wrap/watchdog"
 
@@ -38,125 +36,129 @@ func sockets(pids []int) map[uint64]bool {
 	return inodes
 }
 
-// tcpConns returns the TCP connections among the sockets in inodes, as
-// sock_diag reports them: one dump per address family, what `ss -ti` shows
-// to any user. None if there are no sockets to look for, or the kernel
-// refuses (the silence is then judged without them).
-//
-// x/sys/unix rather than a netlink library: one request and a fixed
-// reply layout are all it takes, and fewer lines than adapting a
-// library's types.
-func tcpConns(inodes map[uint64]bool) []watchdog.Conn {
+// A connTable finds the agent's TCP connections among its sockets. A
+// dump of a family's sockets walks the kernel's whole table of them,
+// which costs about 1.4 ms of CPU a family on a host with a large one,
+// whatever few sockets it holds: too much every 2 s while a model
+// thinks. So a dump is taken only for a socket not seen before, and what
+// it tells (which sockets are TCP, and their identity) lets every later
+// sample ask for each by its identity, a lookup.
+type connTable struct {
+	ids map[uint64]diagID // the agent's TCP sockets, by inode
+	// missed counts the dumps that did not find a socket of the agent's:
+	// not TCP (a Unix socket, UDP), or not connected yet. It is looked
+	// for again up to missedDumps times.
+	missed map[uint64]int
+	buf    []byte
+}
+
+// missedDumps bounds the dumps a socket that is not TCP costs.
+const missedDumps = 3
+
+// conns returns the TCP connections among the sockets in inodes, as
+// sock_diag reports them. None if there are no sockets to look for, or
+// the kernel refuses (the silence is then judged without them).
+func (ct *connTable) conns(inodes map[uint64]bool) []watchdog.Conn {
 	if len(inodes) == 0 {
 		return nil
 	}
+	if ct.ids == nil {
+		ct.ids, ct.missed, ct.buf = map[uint64]diagID{}, map[uint64]int{}, make([]byte, diagRecvSize)
+	}
+	maps.DeleteFunc(ct.ids, func(inode uint64, _ diagID) bool { return !inodes[inode] })
+	maps.DeleteFunc(ct.missed, func(inode uint64, _ int) bool { return !inodes[inode] })
+	s, err := openDiag()
+	if err != nil {
+		return nil
+	}
+	defer s.close()
+	for inode := range inodes {
+		if _, known := ct.ids[inode]; !known && ct.missed[inode] < missedDumps {
+			return ct.dump(s, inodes)
+		}
+	}
 	var out []watchdog.Conn
-	for _, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		out = diagDump(family, inodes, out)
+	for inode, id := range ct.ids {
+		found := false
+		err := s.ask(id.family, &id)
+		if err == nil {
+			err = s.replies(ct.buf, func(msg []byte) {
+				if diagInode(msg) == inode {
+					c, _ := parseDiag(msg)
+					out, found = append(out, c), true
+				}
+			})
+		}
+		if !found {
+			delete(ct.ids, inode) // Closed since: gone from the kernel's table.
+		}
 	}
 	return out
 }
 
-// The sock_diag layout (linux/inet_diag.h): a request is an nlmsghdr and an
-// inet_diag_req_v2; each reply an nlmsghdr, an inet_diag_msg and attributes.
-const (
-	diagReqLen   = 56 // inet_diag_req_v2
-	diagMsgLen   = 72 // inet_diag_msg
-	diagInfo     = 2  // INET_DIAG_INFO: the tcp_info attribute
-	tcpEstablish = 1  // TCP_ESTABLISHED
-	allStates    = 0xffffffff
-	diagRecvSize = 64 << 10
-)
-
-// diagDump appends the connections of one address family whose socket is
-// in inodes.
-func diagDump(family uint8, inodes map[uint64]bool, out []watchdog.Conn) []watchdog.Conn {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
-	if err != nil {
-		return out
-	}
-	defer unix.Close(fd)
-	req := make([]byte, unix.NLMSG_HDRLEN+diagReqLen)
-	ne := binary.NativeEndian
-	ne.PutUint32(req[0:], uint32(len(req)))
-	ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
-	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	body := req[unix.NLMSG_HDRLEN:]
-	body[0], body[1], body[2] = family, unix.IPPROTO_TCP, 1<<(diagInfo-1)
-	ne.PutUint32(body[4:], allStates)
-	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return out
-	}
-	buf := make([]byte, diagRecvSize)
-	for {
-		n, _, err := unix.Recvfrom(fd, buf, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return out
-		}
-		for msgs := buf[:n]; len(msgs) >= unix.NLMSG_HDRLEN; {
-			l, typ := int(ne.Uint32(msgs[0:])), ne.Uint16(msgs[4:])
-			if l < unix.NLMSG_HDRLEN || l > len(msgs) || typ == unix.NLMSG_DONE || typ == unix.NLMSG_ERROR {
-				return out
-			}
-			if c, ok := parseDiag(msgs[unix.NLMSG_HDRLEN:l], inodes); ok {
-				out = append(out, c)
-			}
-			msgs = msgs[min(len(msgs), align(l, unix.NLMSG_ALIGNTO)):]
-		}
-	}
-}
-
-// align rounds n up to a multiple of to, a power of two.
-func align(n, to int) int { return (n + to - 1) &^ (to - 1) }
-
-// parseDiag reads one inet_diag_msg and its tcp_info, if its socket is
-// one of inodes.
-func parseDiag(b []byte, inodes map[uint64]bool) (watchdog.Conn, bool) {
-	if len(b) < diagMsgLen {
-		return watchdog.Conn{}, false
-	}
-	ne := binary.NativeEndian
-	inode := uint64(ne.Uint32(b[68:]))
-	if !inodes[inode] {
-		return watchdog.Conn{}, false
-	}
-	// idiag_dport and the addresses are in network order.
-	port := binary.BigEndian.Uint16(b[6:])
-	var addr netip.Addr
-	if b[0] == unix.AF_INET {
-		addr = netip.AddrFrom4([4]byte(b[24:28]))
-	} else {
-		addr = netip.AddrFrom16([16]byte(b[24:40])).Unmap()
-	}
-	rqueue := int64(ne.Uint32(b[56:]))
-	var info unix.TCPInfo
-	for attrs := b[diagMsgLen:]; len(attrs) >= unix.SizeofRtAttr; {
-		l, typ := int(ne.Uint16(attrs[0:])), ne.Uint16(attrs[2:])
-		if l < unix.SizeofRtAttr || l > len(attrs) {
+// dump finds the agent's TCP connections in a dump of each family (IPv6
+// only if a socket is still not found), and learns which of its sockets
+// are TCP and their identities.
+func (ct *connTable) dump(s diagSocket, inodes map[uint64]bool) []watchdog.Conn {
+	var out []watchdog.Conn
+	for _, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		if len(ct.ids) == len(inodes) || s.ask(family, nil) != nil {
 			break
 		}
-		if typ == diagInfo {
-			// An older kernel's tcp_info is shorter: the fields it lacks stay 0.
-			copy(unsafe.Slice((*byte)(unsafe.Pointer(&info)), unsafe.Sizeof(info)), attrs[unix.SizeofRtAttr:l])
+		s.replies(ct.buf, func(msg []byte) {
+			if inode := diagInode(msg); inodes[inode] {
+				c, id := parseDiag(msg)
+				out, ct.ids[inode] = append(out, c), id
+			}
+		})
+	}
+	for inode := range inodes {
+		if _, ok := ct.ids[inode]; !ok {
+			ct.missed[inode]++
 		}
-		attrs = attrs[min(len(attrs), align(l, unix.RTA_ALIGNTO)):]
 	}
-	sent := int64(info.Bytes_sent)
-	if sent == 0 {
-		sent = int64(info.Bytes_acked) // kernels before 4.19
+	return out
+}
+
+// sockDiag says why sock_diag cannot tell connections here, nil if it can:
+// asked once, with a dump.
+var sockDiag = sync.OnceValue(func() error {
+	s, err := openDiag()
+	if err != nil {
+		return err
 	}
-	ms := func(v uint32) time.Duration { return time.Duration(v) * time.Millisecond }
-	return watchdog.Conn{
-		ID:       inode,
-		Remote:   netip.AddrPortFrom(addr, port).String(),
-		Open:     b[1] == tcpEstablish,
-		Received: max(int64(info.Bytes_received)-rqueue, 0),
-		Unread:   rqueue,
-		Sent:     sent,
-		RecvAgo:  ms(info.Last_data_recv),
-		SendAgo:  ms(info.Last_data_sent),
-	}, true
+	defer s.close()
+	if err := s.ask(unix.AF_INET, nil); err != nil {
+		return err
+	}
+	return s.replies(make([]byte, diagRecvSize), func([]byte) {})
+})
+
+// connsVisible reports whether the kernel tells the connections of the
+// agent pid, and why not: sock_diag must answer, and the agent must be in
+// the wrapper's network namespace (a dump shows only its own).
+func connsVisible(pid int) (ok bool, why string) {
+	if err := sockDiag(); err != nil {
+		return false, "sock_diag does not answer (" + err.Error() + ")"
+	}
+	self, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return true, ""
+	}
+	if agent, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net"); err == nil && agent != self {
+		return false, "the agent runs in another network namespace"
+	}
+	return true, ""
+}
+
+// ConnCheck reports whether the kernel tells the agent's TCP connections
+// here (sock_diag), what that check is, and what it costs when it does
+// not, for doctor.
+func ConnCheck() (ok bool, what, fix string) {
+	what = "sock_diag tells the agent's TCP connections (a thinking model's keep-alives, a response streaming in)"
+	if err := sockDiag(); err != nil {
+		return false, what + ": " + err.Error(),
+			"load the inet_diag and tcp_diag modules (modprobe tcp_diag); without them a model that thinks in silence is stopped at idle_timeout"
+	}
+	return true, what, ""
 }

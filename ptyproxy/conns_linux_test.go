@@ -8,10 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTCPConns reads a loopback connection back from sock_diag: what was
-// read, what waits unread, what was sent, and the remote address.
+// read, what waits unread, what was sent, the data segments, and the
+// remote address; a first time from a dump, then by its identity; and
+// once it is closed, not at all.
 func TestTCPConns(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,21 +52,75 @@ func TestTCPConns(t *testing.T) {
 		t.Fatal(err)
 	}
 	server.Write(make([]byte, 50))
+	var ct connTable
+	inodes := map[uint64]bool{inode: true}
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		conns := tcpConns(map[uint64]bool{inode: true})
+		conns := ct.conns(inodes)
 		if len(conns) != 1 {
 			t.Fatalf("conns %+v, want the one", conns)
 		}
 		c := conns[0]
 		if c.Unread == 50 {
-			if c.Received != 100 || c.Sent != 8 || !c.Open || c.Remote != ln.Addr().String() || c.RecvAgo > 5*time.Second {
+			if c.Received != 100 || c.Sent != 8 || c.SegsIn != 2 || c.SegsOut != 1 || !c.Open || c.Remote != ln.Addr().String() || c.RecvAgo > 5*time.Second {
 				t.Errorf("conn %+v", c)
 			}
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the unread bytes never showed: %+v", c)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if _, known := ct.ids[inode]; !known {
+		t.Fatal("the connection's identity was not kept")
+	}
+	client.Close()
+	f.Close()
+	server.Close()
+	// A child another test is starting may hold a copy of the socket for a
+	// moment, until its exec closes it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		conns := ct.conns(inodes)
+		if len(conns) == 0 || !conns[0].Open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the close: %+v", conns)
+		}
+	}
+}
+
+// TestConnTableDumpsOnce: a socket of the agent's that is not TCP (here a
+// Unix socket) costs a few dumps, not one at every sample.
+func TestConnTableDumpsOnce(t *testing.T) {
+	t.Parallel()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	inodes := map[uint64]bool{}
+	for _, fd := range fds {
+		link, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inode, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"), 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", link, err)
+		}
+		inodes[inode] = true
+	}
+	var ct connTable
+	for range 10 {
+		if conns := ct.conns(inodes); len(conns) != 0 {
+			t.Fatalf("TCP connections among Unix sockets: %+v", conns)
+		}
+	}
+	for inode := range inodes {
+		if ct.missed[inode] != missedDumps {
+			t.Errorf("socket %d missed by %d dumps, want %d", inode, ct.missed[inode], missedDumps)
+		}
 	}
 }

@@ -77,6 +77,7 @@ type loop struct {
 	tree  *tree
 	kill  *killer
 	probe bool
+	conns bool // the agent's connections can be read
 	out   Outcome
 	seen  seenEvidence // the connection evidence last logged
 
@@ -114,15 +115,20 @@ type loop struct {
 func (l *loop) run(ctx context.Context) Outcome {
 	now := l.clock.Now()
 	l.out.Started, l.last = now, now
-	th := l.o.Thresholds
-	th.ActivityProbe = l.probe
-	l.wd = watchdog.New(th, now)
+	var why string
+	l.conns, why = connsVisible(l.p.pid)
+	l.wd = watchdog.New(l.thresholds(l.o.Thresholds), now)
 	l.wd.SpentBefore(l.o.Spent)
 	l.timer, l.endTimer = l.clock.NewTimer(), l.clock.NewTimer()
 	go l.r.run()
 	stderrDone, abandon := make(chan struct{}), make(chan struct{})
 	go l.readStderr(l.stderr, stderrDone, abandon)
 	l.o.Log.Write(sessionlog.Start{Pid: l.p.pid, Dir: l.o.Dir, TickMS: l.o.Tick.Milliseconds(), ActivityProbe: l.probe})
+	if why != "" && l.probe {
+		// Said once, at the start: every silence is judged without them.
+		l.o.Log.Write(sessionlog.Warning{Message: "the kernel does not tell the agent's connections: " + why +
+			"; a model that thinks in silence is judged by idle_timeout alone"})
+	}
 	l.decide(now, now)
 
 	cancelled := ctx.Done()
@@ -289,10 +295,12 @@ func (l *loop) onTimer(now time.Time) {
 	if l.end.phase != Running || l.exited {
 		return
 	}
-	l.tree.observe(now)
 	if l.probe && l.wd.WantsActivity(now) {
-		l.wd.ObserveActivity(l.tree.activity(), now)
+		// One walk of the tree: the sample is a look too.
+		l.wd.ObserveActivity(l.tree.activity(now), now)
 		l.noteEvidence(now)
+	} else {
+		l.tree.observe(now)
 	}
 	if l.wd.WantsInput(now) {
 		l.lookInput(now)
@@ -383,35 +391,6 @@ func (l *loop) takeBatches(now time.Time) {
 // agentExiting reports whether the agent has exited but is not reaped yet.
 func (l *loop) agentExiting() bool {
 	return exited(l.p.pid)
-}
-
-// onReload applies new thresholds to the running attempt: deadlines are
-// recomputed from them at once, and a hang they make due is declared now.
-func (l *loop) onReload(rl Reload, now time.Time) {
-	if rl.Err != nil {
-		l.o.Log.Write(sessionlog.ConfigError{Error: rl.Err.Error()})
-		return
-	}
-	l.probe = rl.Thresholds.ActivityProbe && procAvailable()
-	th := rl.Thresholds
-	th.ActivityProbe = l.probe
-	l.wd.SetThresholds(th)
-	if rl.Tick > 0 {
-		l.o.Tick = rl.Tick
-	}
-	if rl.KillGrace > 0 {
-		l.o.KillGrace = rl.KillGrace
-	}
-	if rl.Record != nil {
-		l.o.Log.Write(*rl.Record)
-	}
-	for _, w := range rl.Warnings {
-		l.o.Log.Write(sessionlog.Warning{Message: w})
-		l.o.Console.Warn(w)
-	}
-	if l.end.phase == Running {
-		l.onTimer(now)
-	}
 }
 
 // onStderr logs a line of the agent's stderr and an error it states, and

@@ -161,7 +161,7 @@ const psTimeout = time.Second
 // the agent's own CPU time (its process and its runtime process), as one
 // ps call reports it, and every other process with its identity and
 // whether it still descends from the agent. Which of them count is the
-// watchdog's to say.
+// watchdog's to say. It is taken at now, and counts as a look (observe).
 //
 // # macOS
 //
@@ -178,8 +178,9 @@ const psTimeout = time.Second
 // socket info would give a TCP state and the unread bytes, not when data
 // last came, and needs libproc; the idle timeout's default covers a
 // thinking pause instead (watchdog/defaults_darwin.go).
-func (t *tree) activity() watchdog.Activity {
+func (t *tree) activity(now time.Time) watchdog.Activity {
 	var a watchdog.Activity
+	t.last = now
 	procs := t.snapshot()
 	pids := make([]string, len(procs))
 	for i, p := range procs {
@@ -197,7 +198,7 @@ func (t *tree) activity() watchdog.Activity {
 			continue
 		}
 		sid, err := unix.Getsid(p.pid)
-		a.Procs = append(a.Procs, watchdog.Proc{Pid: p.pid, Started: p.start, CPU: cpu[p.pid],
+		a.Procs = append(a.Procs, watchdog.Proc{Pid: p.pid, Name: p.comm, Started: p.start, CPU: cpu[p.pid],
 			Under: under[p.pid], OwnSession: err == nil && sid != t.agent})
 	}
 	return a

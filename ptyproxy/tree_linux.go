@@ -156,6 +156,7 @@ type tree struct {
 	// profile's), "" for none; runtime is that process once found.
 	runtimeName string
 	runtime     procKey
+	conns       connTable // the agent's TCP connections, as the kernel tells them
 	// known are the processes seen under the agent, by pid and start: an
 	// orphan among them is the attempt's, whatever its environment says.
 	// Guarded by liveMu: other attempts read it.
@@ -219,7 +220,11 @@ func exited(pid int) bool {
 // snapshot returns the attempt's live processes, the agent first if alive.
 // Zombies are skipped: they hold nothing and cannot be signalled. Those
 // found under an orphan, not under the agent, are marked so.
-func (t *tree) snapshot() []procInfo {
+func (t *tree) snapshot() []procInfo { return t.walk(true) }
+
+// walk returns the live processes under the agent, the agent first if
+// alive, and with orphans those under the attempt's orphans too.
+func (t *tree) walk(orphans bool) []procInfo {
 	var out []procInfo
 	seen := map[int]bool{}
 	var walk func(pid int, orphaned bool)
@@ -245,8 +250,10 @@ func (t *tree) snapshot() []procInfo {
 		t.known[procKey{p.pid, p.start}] = true
 	}
 	liveMu.Unlock()
-	for _, pid := range t.orphans() {
-		walk(pid, true)
+	if orphans {
+		for _, pid := range t.orphans() {
+			walk(pid, true)
+		}
 	}
 	return out
 }
@@ -301,9 +308,16 @@ func (t *tree) claims(p procInfo) bool {
 // process), every other process with its identity and whether it is
 // still under the agent, and the TCP connections of the agent process
 // and its runtime process. Which of them count is the watchdog's to say.
-func (t *tree) activity() watchdog.Activity {
+// It is taken at now, and counts as a look (observe).
+//
+// The attempt's orphans are not looked for: what left the agent's
+// ancestry never counts, and finding them walks the wrapper's own
+// children, which costs as much as the agent's tree (a third of a
+// sample).
+func (t *tree) activity(now time.Time) watchdog.Activity {
 	var a watchdog.Activity
-	procs := t.snapshot()
+	t.looked = now
+	procs := t.walk(false)
 	runtime := t.findRuntime(procs)
 	own := []int{}
 	for _, p := range procs {
@@ -316,11 +330,11 @@ func (t *tree) activity() watchdog.Activity {
 			continue
 		}
 		a.Procs = append(a.Procs, watchdog.Proc{
-			Pid: p.pid, Started: t.startedAt(p.start), CPU: cpu, ReadBytes: read,
+			Pid: p.pid, Name: p.comm, Started: t.startedAt(p.start), CPU: cpu, ReadBytes: read,
 			Under: !p.orphaned, OwnSession: p.sid != t.agent,
 		})
 	}
-	a.Conns = tcpConns(sockets(own))
+	a.Conns = t.conns.conns(sockets(own))
 	return a
 }
 

@@ -164,7 +164,8 @@ func pinger(t *testing.T) string {
 
 // TestWhoseConnection: the connection of a helper in the agent's own
 // process group (an MCP server following a feed) is not the agent's model
-// connection and excuses nothing.
+// connection and excuses nothing; the same keep-alives on the agent's own
+// connection, while its model call is open, do.
 func TestWhoseConnection(t *testing.T) {
 	t.Parallel()
 	if !procAvailable() {
@@ -177,6 +178,10 @@ func TestWhoseConnection(t *testing.T) {
 echo '`+initJSON+`'; sleep 30`)
 	if e := res.Reason.Evidence; res.Cause != Hung || e.Conn != "" || e.Extended != 0 {
 		t.Errorf("a helper's connection: outcome %v, evidence %+v; want stopped at the idle timeout", res.Cause, e)
+	}
+	res = runShell(t, Options{Thresholds: th, Parse: stream.Parse}, `echo '`+initJSON+`'; exec $SELF net `+addr+` read`)
+	if e := res.Reason.Evidence; res.Cause != Hung || e.Conn != addr || e.Earned != watchdog.EarnedKeepAlive || res.Reason.Silence < 4*time.Second {
+		t.Errorf("the agent's own connection: outcome %v after %v, evidence %+v; want excused to max_silence", res.Cause, res.Reason.Silence, e)
 	}
 }
 
@@ -210,7 +215,7 @@ func TestWhoseRuntime(t *testing.T) {
 	defer runtime.done()
 	defer helper.done()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		a := runtime.activity()
+		a := runtime.activity(time.Now())
 		if len(a.Conns) == 1 && a.Conns[0].Remote == addr {
 			if len(a.Procs) != 0 {
 				t.Errorf("the runtime process is listed as another process: %+v", a.Procs)
@@ -221,7 +226,7 @@ func TestWhoseRuntime(t *testing.T) {
 			t.Fatalf("the runtime's connection was never listed: %+v", a)
 		}
 	}
-	if a := helper.activity(); len(a.Conns) != 0 || len(a.Procs) != 1 || !a.Procs[0].Under {
+	if a := helper.activity(time.Now()); len(a.Conns) != 0 || len(a.Procs) != 1 || !a.Procs[0].Under {
 		t.Errorf("a helper of the agent's: %+v, want its process under the agent and no connection", a)
 	}
 }

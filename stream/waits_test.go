@@ -88,3 +88,43 @@ func TestModelEdge(t *testing.T) {
 		t.Errorf("cursor opens %q, closes %q", opens, closes)
 	}
 }
+
+// TestModelCallTableDoc keeps docs/hang-rules.md's table of the lines that
+// open and close a model call equal to the profiles' tables.
+func TestModelCallTableDoc(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "hang-rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := func(cell string) []string {
+		var out []string
+		for _, f := range strings.Split(cell, ",") {
+			out = append(out, strings.Trim(strings.TrimSpace(f), "`"))
+		}
+		return out
+	}
+	rows := map[string][2][]string{}
+	inTable := false
+	for line := range strings.Lines(string(b)) {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		switch {
+		case strings.HasPrefix(line, "| agent | opens a model call |"):
+			inTable = true
+		case !inTable || strings.HasPrefix(line, "|---"):
+		case strings.HasPrefix(line, "|") && len(cells) == 3:
+			rows[strings.TrimSpace(cells[0])] = [2][]string{labels(cells[1]), labels(cells[2])}
+		default:
+			inTable = false
+		}
+	}
+	if len(rows) != len(Profiles()) {
+		t.Errorf("docs/hang-rules.md's model-call table has %d rows, there are %d profiles", len(rows), len(Profiles()))
+	}
+	for _, p := range Profiles() {
+		opens, closes := p.ModelCalls()
+		if row := rows[p.Name]; !slices.Equal(row[0], opens) || !slices.Equal(row[1], closes) {
+			t.Errorf("docs/hang-rules.md: %s opens %q and closes %q; its profile opens %q and closes %q", p.Name, row[0], row[1], opens, closes)
+		}
+	}
+}

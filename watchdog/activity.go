@@ -42,18 +42,36 @@ type Evidence struct {
 	ReadPerSec    float64       // in the last window, bytes per second
 	Tool          bool          // an open call's tool process was running
 	Extended      time.Duration // silence excused beyond the idle timeout
-	// Pid is the process whose work earned the last active window: the
-	// counted process that did the most, 0 for the agent's own work; and
-	// CallID the open call it started after ("" in text mode, where no
-	// call is seen).
-	Pid    int
-	CallID string
-	// Conn is the remote address of the connection that last showed a
-	// response streaming in during this silence, "" if none did;
-	// ConnQuiet is how long before the check its data last arrived.
+	// Worked says what earned the last active window: WorkedBusy (CPU or
+	// bytes read above a floor) or WorkedTool (only a tool of the open
+	// call, running); Pid and Process name the process that earned it
+	// (the counted one that did the most, 0 and "" for the agent's own
+	// work), and CallID the open call it started after ("" in text mode,
+	// where no call is seen).
+	Worked  string
+	Pid     int
+	Process string
+	CallID  string
+	// Conn is the remote address of the connection that excuses the
+	// silence, "" if none does; Earned says why (EarnedContent or
+	// EarnedKeepAlive); ConnQuiet is how long before the check data last
+	// arrived on it, Content how many bytes of content came in the
+	// silence, Period the longest gap seen between its arrivals, and
+	// ModelWait how long the model had been waited on (the stream's model
+	// call, or in text mode the connection's request), 0 if it was not.
 	Conn      string
+	Earned    string
 	ConnQuiet time.Duration
+	Content   int64
+	Period    time.Duration
+	ModelWait time.Duration
 }
+
+// What earned an active window (Evidence.Worked).
+const (
+	WorkedBusy = "work" // CPU or bytes read above a floor
+	WorkedTool = "tool" // a tool of the open call running, even asleep
+)
 
 // activityWindow is the span one activity decision looks back over.
 const activityWindow = 2 * time.Second
@@ -71,12 +89,6 @@ func (w *Watchdog) probing() bool {
 	return w.th.ActivityProbe && !w.done && w.window() > 0 && !w.declaredOpen()
 }
 
-// wantsWindowStart reports whether a sample is wanted to open the window
-// that ends at the activity deadline.
-func (w *Watchdog) wantsWindowStart() bool {
-	return w.probing() && !w.windowOpen()
-}
-
 // windowOpen reports whether a window is open in this silence.
 func (w *Watchdog) windowOpen() bool { return w.win.ok && !w.win.at.Before(w.last) }
 
@@ -92,27 +104,65 @@ func (w *Watchdog) judgeAt() time.Time {
 	return due
 }
 
+// watchingConns reports whether samples are wanted all through the
+// silence, one a window: while the model is waited on (in text mode, as
+// far as can be told, always), to see each keep-alive arrive, learn their
+// gaps, and see them stop.
+func (w *Watchdog) watchingConns() bool {
+	return w.th.ConnProbe && (w.th.TextMode || w.modelOpen && w.calls.tools == 0)
+}
+
+// nextSample is when a sample is next wanted, if one is: the one that
+// opens the window before the activity deadline, the one that judges it,
+// while the connections are watched one every window, and one at the
+// instant what a connection earned runs out, so that a keep-alive or
+// content that came just before is seen before a hang is declared,
+// whatever the phase of the samples.
+func (w *Watchdog) nextSample() (time.Time, bool) {
+	if !w.probing() {
+		return time.Time{}, false
+	}
+	next := w.judgeAt()
+	if !w.windowOpen() {
+		next = w.actDue().Add(-w.window())
+	}
+	if every := maxTime(w.last, w.sampled).Add(w.window()); w.watchingConns() && every.Before(next) {
+		next = every
+	}
+	if due, _, _, ok := w.connDue(); ok && due.After(w.sampled) && due.Before(next) {
+		next = due
+	}
+	return next, true
+}
+
 // WantsActivity reports whether a sample taken at now would be used: the
 // orchestrator samples the tree only then, so a flowing stream costs
 // nothing.
 func (w *Watchdog) WantsActivity(now time.Time) bool {
-	return w.probing() && !now.Before(w.actDue().Add(-w.window()))
+	next, ok := w.nextSample()
+	return ok && !now.Before(next)
 }
 
-// ObserveActivity feeds a sample of the agent's tree taken at now. A sample
-// opens a window; a sample at or after the activity deadline closes it and
-// decides: above a floor, the silence is excused for one more window (up to
-// MaxSilence); below, the idle rule stands. The model connection is looked
-// at in every sample (see Conn). Samples never move the silence clock
-// itself.
+// ObserveActivity feeds a sample of the agent's processes and connections
+// taken at now. The first sample of a silence opens a window, and later
+// ones move its start up to a window before the activity deadline; the
+// sample at or after the deadline closes it and decides: above a floor,
+// the silence is excused for one more window (up to MaxSilence); below,
+// the idle rule stands. The connections are looked at in every sample (see
+// Conn). Samples never move the silence clock itself.
 func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if !w.probing() {
 		return
 	}
 	defer w.noteExtension()
-	if !w.windowOpen() {
+	first := !w.windowOpen()
+	if first {
 		w.evidence = Evidence{}
-		w.observeConns(a.Conns, now)
+		w.newSilence()
+	}
+	w.observeConns(a.Conns, now)
+	w.sampled = now
+	if first {
 		if !now.Before(w.idleDue()) && !w.reloaded {
 			// The sample that should have opened this window came late (a
 			// starved timer): look for one window before deciding, rather
@@ -122,8 +172,12 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 		w.win = sample{at: now, a: a, ok: true}
 		return
 	}
-	w.observeConns(a.Conns, now)
-	if now.Before(w.judgeAt()) {
+	judge := w.judgeAt()
+	if !now.After(judge.Add(-w.window())) {
+		w.win = sample{at: now, a: a, ok: true} // a later start, still a whole window
+		return
+	}
+	if now.Before(judge) {
 		return // keep the window open until the deadline
 	}
 	dt := now.Sub(w.win.at)
@@ -134,16 +188,17 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	w.evidence.Windows++
 	w.evidence.CPUPercent = 100 * wk.cpu.Seconds() / dt.Seconds()
 	w.evidence.ReadPerSec = float64(wk.read) / dt.Seconds()
-	w.evidence.Tool = wk.tool != 0
+	w.evidence.Tool = wk.tool.Pid != 0
 	busy := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor
 	if busy || w.evidence.Tool {
 		w.evidence.ActiveWindows++
 		w.activeThrough = now.Add(w.window())
-		w.evidence.Pid = wk.top
+		by := wk.top
+		w.evidence.Worked = WorkedBusy
 		if !busy {
-			w.evidence.Pid = wk.tool
+			by, w.evidence.Worked = wk.tool, WorkedTool
 		}
-		w.evidence.CallID = ""
+		w.evidence.Pid, w.evidence.Process, w.evidence.CallID = by.Pid, by.Name, ""
 		if c, open := w.calls.oldestCall(); open && w.evidence.Pid != 0 && !w.th.TextMode {
 			w.evidence.CallID = c
 		}

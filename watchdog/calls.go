@@ -34,6 +34,7 @@ type openCalls struct {
 	deadlines callHeap // latest deadline on top
 	starts    callHeap // earliest start on top
 	declared  int      // open calls with a declared budget
+	tools     int      // open calls that are a tool's run, not a turn (stream.Call.Turn)
 }
 
 func newOpenCalls() openCalls {
@@ -58,6 +59,9 @@ func (o *openCalls) open(c stream.Call, now time.Time, th Thresholds) bool {
 	}
 	k := &call{Call: c, start: now}
 	o.byID[c.ID] = k
+	if !c.Turn {
+		o.tools++
+	}
 	o.budgetOne(k, th)
 	heap.Push(&o.starts, k)
 	return true
@@ -81,6 +85,9 @@ func (o *openCalls) close(id string) bool {
 	delete(o.byID, id)
 	if !k.deadline.IsZero() {
 		o.declared--
+	}
+	if !k.Turn {
+		o.tools--
 	}
 	k.closed = true
 	o.prune()

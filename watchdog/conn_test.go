@@ -1,162 +1,336 @@
 package watchdog
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/stream"
 )
 
-// TestStreamedAt tells a response streaming in from its look-alikes, one
-// sample at a time (with the previous sample of the same socket, if any).
-func TestStreamedAt(t *testing.T) {
+// A packet is what one write put on a connection, at t after the silence
+// began, in or out.
+type packet struct {
+	t  time.Duration
+	in bool
+	n  int64
+}
+
+// every returns a packet each period from phase until end (0: forever,
+// up to 2000 s), in or out, n bytes each.
+func every(period, phase, end time.Duration, in bool, n int64) []packet {
+	if end == 0 {
+		end = 2000 * time.Second
+	}
+	var out []packet
+	for t := phase; t < end; t += period {
+		out = append(out, packet{t, in, n})
+	}
+	return out
+}
+
+// wire is one connection's traffic, and what the kernel says of it at a
+// time: the sums and counts of what was sent and received until then.
+type wire struct {
+	id      uint64
+	packets []packet
+	from    time.Duration // the connection opens (its first sample)
+	until   time.Duration // it is gone from samples (0: never)
+	// How the kernel sees it from a time on: half-closed, data left
+	// unread, retransmitting, or without data segment counts.
+	closeWaitFrom, unreadFrom, deadFrom time.Duration
+	noSegs                              bool
+}
+
+func (w wire) at(d time.Duration) (Conn, bool) {
+	if d < w.from || w.until > 0 && d >= w.until {
+		return Conn{}, false
+	}
+	c := Conn{ID: w.id, Remote: fmt.Sprintf("10.0.0.%d:443", w.id), Open: w.closeWaitFrom == 0 || d < w.closeWaitFrom}
+	lastIn, lastOut := time.Duration(-1), time.Duration(-1)
+	for _, p := range w.packets {
+		if p.t > d {
+			continue
+		}
+		switch {
+		case !p.in:
+			c.Sent, c.SegsOut, lastOut = c.Sent+p.n, c.SegsOut+1, max(lastOut, p.t)
+		case w.unreadFrom > 0 && p.t >= w.unreadFrom:
+			c.Unread, c.SegsIn, lastIn = c.Unread+p.n, c.SegsIn+1, max(lastIn, p.t)
+		default:
+			c.Received, c.SegsIn, lastIn = c.Received+p.n, c.SegsIn+1, max(lastIn, p.t)
+		}
+	}
+	c.RecvAgo, c.SendAgo = d-lastIn, d-lastOut
+	if lastIn < 0 {
+		c.RecvAgo = d
+	}
+	if lastOut < 0 {
+		c.SendAgo = d
+	}
+	if w.deadFrom > 0 && d >= w.deadFrom {
+		c.Unacked, c.Retransmits = 1, int(min(10, 1+(d-w.deadFrom)/(300*time.Millisecond)))
+	}
+	if w.noSegs {
+		c.SegsIn, c.SegsOut = 0, 0
+	}
+	return c, true
+}
+
+// request is the agent's request on a connection, sent at t.
+func request(t time.Duration, n int64) []packet { return []packet{{t, false, n}} }
+
+// content is a response streaming in, a record of n bytes every 100ms
+// from from to to.
+func content(from, to time.Duration, n int64) []packet {
+	return every(100*time.Millisecond, from, to+time.Millisecond, true, n)
+}
+
+func joined(parts ...[]packet) []packet {
+	var out []packet
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	slices.SortStableFunc(out, func(a, b packet) int { return int(a.t - b.t) })
+	return out
+}
+
+var (
+	assistant = ev(`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]}}`)
+	textMode  = stream.Event{NotJSON: true}
+)
+
+// runConns drives a watchdog from a first line at t0 (which opens a model
+// call, or not) with samples of the wires at every instant it wants one,
+// and returns when it declared a hang (-1: none by 2000 s) and why.
+func runConns(t *testing.T, th Thresholds, first stream.Event, wires ...wire) (time.Duration, Reason) {
+	t.Helper()
+	th.ActivityProbe, th.ConnProbe = true, true
+	w := New(th, t0)
+	w.ProcessEvent(first, t0)
+	for now := t0; now.Before(at(2000 * time.Second)); {
+		next := w.Decide(now).Next
+		if next.IsZero() {
+			t.Fatal("no next deadline")
+		}
+		now = next
+		if w.WantsActivity(now) {
+			var a Activity
+			for _, wr := range wires {
+				if c, ok := wr.at(now.Sub(t0)); ok {
+					a.Conns = append(a.Conns, c)
+				}
+			}
+			w.ObserveActivity(a, now)
+		}
+		if v, r := w.Check(now); v == Hang {
+			return now.Sub(t0), r
+		}
+	}
+	return -1, Reason{}
+}
+
+// TestConnTransports drives the connection rule with each transport's
+// shape, as the kernel reports it sample after sample: while the model
+// is waited on, a live peer's keep-alives excuse the silence up to
+// max_keepalive_wait whichever side sends them; content excuses an idle
+// timeout past its last arrival, up to max_silence; a peer that stops
+// answering, an idle pooled connection, data left unread or a half-closed
+// connection excuse nothing.
+func TestConnTransports(t *testing.T) {
 	t.Parallel()
 	s := time.Second
-	now := at(100 * s)
-	since := at(50 * s) // the silence began
-	live := Conn{ID: 1, Remote: "127.0.0.1:443", Open: true, Received: 5000, Sent: 800, RecvAgo: 2 * s, SendAgo: 22 * s}
-	with := func(f func(*Conn)) Conn { c := live; f(&c); return c }
-	for _, tc := range []struct {
-		name    string
-		c, prev Conn
-		hasPrev bool
-		want    bool
-	}{
-		{"measured: live request, lastsnd 22s lastrcv 2s", live, Conn{}, false, true},
-		{"same, a ping read since the last sample", live, with(func(c *Conn) { c.Received -= 40 }), true, true},
-		{"idle pooled connection, both 22s", with(func(c *Conn) { c.RecvAgo = 22 * s }), Conn{}, false, false},
-		{"server pings, the agent answers", with(func(c *Conn) { c.RecvAgo, c.SendAgo = 2*s, 2*s-time.Millisecond }), Conn{}, false, false},
-		{"the agent pings, the server acks", with(func(c *Conn) { c.RecvAgo, c.SendAgo = 2*s, 2*s+30*time.Millisecond }), Conn{}, false, false},
-		{"a slow ack, but as many bytes sent as read", with(func(c *Conn) { c.SendAgo = 5 * s }),
-			with(func(c *Conn) { c.Received, c.Sent = 4960, 760 }), true, false},
-		{"data the agent never reads", with(func(c *Conn) { c.Unread = 40 }), Conn{}, false, false},
-		{"half-closed (CLOSE_WAIT)", with(func(c *Conn) { c.Open = false }), Conn{}, false, false},
-		{"nothing ever received", with(func(c *Conn) { c.Received = 0 }), Conn{}, false, false},
-		{"received only before the silence", with(func(c *Conn) { c.RecvAgo = 60 * s }), Conn{}, false, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := streamedAt(tc.c, tc.prev, tc.hasPrev, since, now)
-			if ok != tc.want {
-				t.Fatalf("streaming = %v, want %v", ok, tc.want)
-			}
-			if ok && !got.Equal(now.Add(-tc.c.RecvAgo)) {
-				t.Errorf("at %v, want %v", got.Sub(t0), now.Add(-tc.c.RecvAgo).Sub(t0))
-			}
-		})
+	const never = -1
+	req := request(100*time.Millisecond, 22<<10)
+	sse := func(end time.Duration) []packet { return joined(req, every(15*s, 15*s, end, true, 66)) }
+	ws := func(end time.Duration) []packet { // server pings, the agent pongs in the same millisecond
+		return joined(request(50*time.Millisecond, 36<<10), req, every(10*s, 3*s, end, true, 30), every(10*s, 3*s+time.Millisecond, end, false, 34))
 	}
-}
-
-// A link is one connection's traffic over time, for a fake clock:
-// pings arrive every ping from the start (0 = none) until pingsEnd (0 =
-// forever); echo answers each; the agent sends its own keep-alive every
-// keepAlive (acked at once), or leaves what arrives unread.
-type link struct {
-	ping, pingsEnd, keepAlive time.Duration
-	echo, unread, closeWait   bool
-}
-
-// at is the connection as the kernel reports it at d after the request
-// was sent (at 0, with the agent's last output).
-func (l link) at(d time.Duration) Conn {
-	c := Conn{ID: 7, Remote: "127.0.0.1:443", Open: !l.closeWait, Sent: 500, Received: 300, RecvAgo: d, SendAgo: d}
-	last := func(every time.Duration) (time.Duration, int64) {
-		upTo := d
-		if l.pingsEnd > 0 {
-			upTo = min(d, l.pingsEnd)
-		}
-		n := int64(upTo / every)
-		return time.Duration(n) * every, n
-	}
-	if l.ping > 0 {
-		t, n := last(l.ping)
-		if n > 0 {
-			c.RecvAgo = d - t
-			if l.unread {
-				c.Unread = 40 * n
-			} else {
-				c.Received += 40 * n
-			}
-			if l.echo {
-				c.SendAgo, c.Sent = d-t-time.Millisecond, c.Sent+40*n
-			}
-		}
-	}
-	if l.keepAlive > 0 {
-		t, n := last(l.keepAlive)
-		if n > 0 {
-			c.SendAgo, c.RecvAgo = d-t, d-t-20*time.Millisecond
-			c.Sent, c.Received = c.Sent+40*n, c.Received+40*n
-		}
-	}
-	return c
-}
-
-// TestConnEvidence drives the connection rule with a fake clock: a
-// response streaming in excuses silence an idle timeout past its last data,
-// up to max_silence; its look-alikes excuse nothing. In text mode the
-// agent's own work is never capped, the connection alone is.
-func TestConnEvidence(t *testing.T) {
-	t.Parallel()
-	s := time.Second
-	never := time.Duration(-1)
 	for _, tc := range []struct {
 		name     string
+		first    stream.Event
 		text     bool
-		l        link
-		cpuUntil time.Duration // the agent burns CPU until then
-		tool     bool          // a tool process runs throughout
-		wantHang time.Duration // -1: none by 1000 s
+		wires    []wire
+		wantHang time.Duration
 	}{
-		{"thinking: pings every 15s, forever", false, link{ping: 15 * s}, 0, false, 300 * s},
-		{"thinking, then the stream dies", false, link{ping: 15 * s, pingsEnd: 100 * s}, 0, false, 150 * s},
-		{"dead: nothing received", false, link{}, 0, false, 60 * s},
-		{"half-closed", false, link{ping: 15 * s, closeWait: true}, 0, false, 60 * s},
-		{"server pings, the agent answers", false, link{ping: 15 * s, echo: true}, 0, false, 60 * s},
-		{"the agent pings, the server acks", false, link{keepAlive: 15 * s}, 0, false, 60 * s},
-		{"data the agent never reads", false, link{ping: 15 * s, unread: true}, 0, false, 60 * s},
-		{"text mode: busy, not capped", true, link{}, 2000 * s, false, never},
-		{"text mode: a tool runs, not capped", true, link{}, 0, true, never},
-		{"stream-json mode: a tool no call owns excuses nothing", false, link{}, 0, true, 60 * s},
-		{"text mode: busy then pings: pings capped from the busy end", true, link{ping: 15 * s}, 500 * s, false, 802 * s},
-		{"text mode: pings alone are capped", true, link{ping: 15 * s}, 0, false, 300 * s},
-		{"text mode: dead", true, link{}, 0, false, 60 * s},
+		// SSE (Claude's pings, OpenAI's keepalive events).
+		{"SSE pings every 15s, a parked turn", initEv, false, []wire{{id: 1, packets: sse(0)}}, 600 * s},
+		{"SSE pings, then the answer", initEv, false, []wire{{id: 1, packets: joined(sse(300*s), content(300*s, 310*s, 400))}}, 370 * s},
+		{"SSE pings, then the stream dies", initEv, false, []wire{{id: 1, packets: sse(100 * s)}}, 150 * s},
+		{"pings every 40s: its own period", initEv, false, []wire{{id: 1, packets: joined(req, every(40*s, 40*s, 201*s, true, 66))}}, 320 * s},
+		{"pings every 59s, a moment before what the last earned runs out", initEv, false, []wire{{id: 1, packets: joined(req, every(59*s, 59*s+500*time.Millisecond, 0, true, 66))}}, 600 * s},
+		{"a dead stream: nothing received", initEv, false, []wire{{id: 1, packets: req}}, 60 * s},
+		// WebSocket (Codex): the agent pongs each ping in the same millisecond.
+		{"WebSocket ping/pong, a parked turn", initEv, false, []wire{{id: 1, packets: ws(0)}}, 600 * s},
+		{"WebSocket ping/pong, then the answer", initEv, false, []wire{{id: 1, packets: joined(ws(90*s), content(90*s, 91*s, 300))}}, 151 * s},
+		// Content (a long reply with no partial output).
+		{"content streaming in", initEv, false, []wire{{id: 1, packets: joined(req, content(10*s, 700*s, 300))}}, 760 * s},
+		{"content past max_silence", initEv, false, []wire{{id: 1, packets: joined(req, content(10*s, 2000*s, 300))}}, 900 * s},
+		{"tiny content records, dense (cursor's text deltas)", initEv, false, []wire{{id: 1, packets: joined(req, content(10*s, 700*s, 40))}}, 760 * s},
+		{"content with no model call open", assistant, false, []wire{{id: 1, packets: joined(req, content(10*s, 200*s, 300))}}, 260 * s},
+		// What excuses nothing.
+		{"an idle pooled connection, the server pings", assistant, false, []wire{{id: 1, packets: ws(0)}}, 60 * s},
+		{"an idle pooled connection, the agent pings", assistant, false, []wire{{id: 1, packets: joined(every(5*s, 0, 0, false, 16), every(5*s, 10*time.Millisecond, 0, true, 16))}}, 60 * s},
+		{"pings left unread", initEv, false, []wire{{id: 1, packets: sse(0), unreadFrom: time.Millisecond}}, 60 * s},
+		{"half-closed", initEv, false, []wire{{id: 1, packets: sse(0), closeWaitFrom: time.Millisecond}}, 60 * s},
+		// The cap counts from the start of the silence, across reconnects.
+		{"a retry on a new connection", initEv, false, []wire{
+			{id: 1, packets: ws(200 * s), until: 205 * s},
+			{id: 2, packets: joined(request(207*s, 22<<10), every(10*s, 215*s, 0, true, 30)), from: 206 * s}}, 600 * s},
+		// An older kernel that counts no data segments.
+		{"SSE pings, a kernel without segment counts", initEv, false, []wire{{id: 1, packets: sse(0), noSegs: true}}, 600 * s},
+		// Text mode: the connection's own request and answer.
+		{"text mode: a request, then pings", textMode, true, []wire{{id: 1, packets: sse(0)}}, 600 * s},
+		{"text mode: answered, then pings on the pooled connection", textMode, true, []wire{{id: 1, packets: joined(ws(0), content(5*s, 8*s, 3000))}}, 68 * s},
+		{"text mode: pings, no request", textMode, true, []wire{{id: 1, packets: every(15*s, 15*s, 0, true, 66)}}, 60 * s},
+		{"text mode: nothing at all", textMode, true, nil, 60 * s},
+		{"a model call with no connection", initEv, false, nil, 60 * s},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			th := testThresholds()
-			th.ActivityProbe, th.MaxSilence, th.TextMode = true, 300*s, tc.text
-			w := New(th, t0)
-			w.ProcessEvent(thinking, at(0))
-			now := at(0)
-			for now.Before(at(1000 * s)) {
-				next := w.Decide(now).Next
-				if next.IsZero() {
-					t.Fatal("no next deadline")
-				}
-				now = next
-				d := now.Sub(t0)
-				if w.WantsActivity(now) {
-					a := Activity{Conns: []Conn{tc.l.at(d)}}
-					if tc.tool {
-						a.Procs = []Proc{{Pid: 7, Started: at(time.Second), Under: true, OwnSession: true}}
-					}
-					if tc.cpuUntil > 0 {
-						a.CPU = min(d, tc.cpuUntil) / 2
-					}
-					w.ObserveActivity(a, now)
-				}
-				if v, r := w.Check(now); v == Hang {
-					if d != tc.wantHang {
-						t.Fatalf("hang at %v, want %v; %s", d, tc.wantHang, r.Describe())
-					}
-					if tc.l.ping > 0 && !tc.l.echo && !tc.l.unread && !tc.l.closeWait && !strings.Contains(r.Describe(), "the connection to 127.0.0.1:443 received data") {
-						t.Errorf("the evidence is not said: %s", r.Describe())
-					}
-					return
-				}
+			th.TextMode = tc.text
+			got, r := runConns(t, th, tc.first, tc.wires...)
+			if got != tc.wantHang {
+				t.Fatalf("hang at %v, want %v; %s", got, tc.wantHang, r.Describe())
 			}
-			if tc.wantHang != never {
-				t.Fatalf("no hang by %v, want one at %v", now.Sub(t0), tc.wantHang)
+			if tc.wantHang > 60*s && got != never && r.Evidence.Conn == "" {
+				t.Errorf("the connection that excused it is not said: %s", r.Describe())
 			}
 		})
+	}
+}
+
+// TestConnPhases: the cursor-like stream (one HTTP/2 stream, the client's
+// 16 B heartbeat every 5 s, the server's 18 B heartbeat frames while the
+// model thinks) gets the same verdict at every phase of the two timers
+// and at either server cadence: a 300 s think answered, a parked turn
+// stopped at the cap. (Before, the verdict depended on the phase alone:
+// killed at 60 s, or excused for 15 minutes.)
+func TestConnPhases(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	for _, cadence := range []time.Duration{5 * s, 15 * s} {
+		for _, phase := range []time.Duration{0, time.Millisecond, 1 * s, 2500 * time.Millisecond, 4 * s, 14 * s} {
+			phase = phase % cadence
+			for _, parked := range []bool{false, true} {
+				name := fmt.Sprintf("server every %v, %v after the client, parked %v", cadence, phase, parked)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					end, want := 2000*s, 600*s
+					if !parked {
+						end, want = 300*s, 370*s // the answer at 300-310 s, then silence
+					}
+					h2 := joined(request(100*time.Millisecond, 8<<10), every(5*s, 5*s, 0, false, 16),
+						every(cadence, 5*s+phase, end, true, 18), content(end, end+10*s, 60))
+					got, r := runConns(t, testThresholds(), initEv, wire{id: 1, packets: h2})
+					if got != want {
+						t.Fatalf("hang at %v, want %v; %s", got, want, r.Describe())
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestConnDeadPeer: a peer that stops acknowledging what the agent sends
+// (its heartbeats retransmitted) excuses nothing from then on, without
+// waiting for its keep-alives to be missed.
+func TestConnDeadPeer(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	h2 := joined(request(100*time.Millisecond, 8<<10), every(5*s, 5*s, 0, false, 16), every(5*s, 6*s, 100*s, true, 18))
+	got, r := runConns(t, testThresholds(), initEv, wire{id: 1, packets: h2, deadFrom: 101 * s})
+	if got < 101*s || got > 104*s {
+		t.Fatalf("hang at %v, want within a sample of 101s, when the peer stopped acknowledging; %s", got, r.Describe())
+	}
+}
+
+// TestConnCaps: max_keepalive_wait bounds keep-alives alone (a profile may
+// set it shorter, as Codex's own 300 s stream timer makes right), never
+// past max_silence; 0 turns keep-alives off; content is capped by
+// max_silence alone.
+func TestConnCaps(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	pings := wire{id: 1, packets: joined(request(100*time.Millisecond, 22<<10), every(10*s, 10*s, 0, true, 30))}
+	for _, tc := range []struct {
+		name               string
+		keepAlive, silence time.Duration
+		want               time.Duration
+	}{
+		{"the default", 10 * time.Minute, 15 * time.Minute, 600 * s},
+		{"Codex's", 330 * s, 15 * time.Minute, 330 * s},
+		{"past max_silence", 30 * time.Minute, 5 * time.Minute, 300 * s},
+		{"off", 0, 15 * time.Minute, 60 * s},
+	} {
+		th := testThresholds()
+		th.MaxKeepAliveWait, th.MaxSilence = tc.keepAlive, tc.silence
+		if got, r := runConns(t, th, initEv, pings); got != tc.want {
+			t.Errorf("%s: hang at %v, want %v; %s", tc.name, got, tc.want, r.Describe())
+		}
+	}
+}
+
+// TestConnEvidenceSaid: the reason names the connection, why it excused
+// the silence, the keep-alive period learned, and since when the model
+// was waited on.
+func TestConnEvidenceSaid(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	th := testThresholds()
+	th.MaxKeepAliveWait = 100 * s
+	got, r := runConns(t, th, initEv, wire{id: 3, packets: joined(request(100*time.Millisecond, 22<<10), every(10*s, 10*s, 0, true, 30))})
+	e := r.Evidence
+	if got != 100*s || e.Conn != "10.0.0.3:443" || e.Earned != EarnedKeepAlive || e.Period != 10*s || e.ModelWait != 100*s || e.ConnQuiet != 0 {
+		t.Fatalf("hang at %v, evidence %+v", got, e)
+	}
+	if d := r.Describe(); !strings.Contains(d, "the connection to 10.0.0.3:443 received data 0s before (keep-alives every 10s, the model waited on for 1m40s)") {
+		t.Errorf("said: %s", d)
+	}
+}
+
+// TestConnTextModeWork: in text mode the agent's own work is never
+// capped; a connection's keep-alives are, from the agent's last work.
+func TestConnTextModeWork(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	th := testThresholds()
+	th.TextMode, th.ActivityProbe, th.ConnProbe, th.MaxSilence, th.MaxKeepAliveWait = true, true, true, 300*s, 300*s
+	pings := wire{id: 1, packets: joined(request(100*time.Millisecond, 22<<10), every(15*s, 15*s, 0, true, 66))}
+	for _, tc := range []struct {
+		name     string
+		cpuUntil time.Duration
+		w        []wire
+		want     time.Duration
+	}{
+		{"busy, not capped", 2000 * s, nil, -1},
+		{"busy, then pings: capped from the busy end", 500 * s, []wire{pings}, 802 * s},
+		{"pings alone are capped", 0, []wire{pings}, 300 * s},
+	} {
+		w := New(th, t0)
+		var got time.Duration = -1
+		for now := t0; now.Before(at(2000 * s)); {
+			now = w.Decide(now).Next
+			d := now.Sub(t0)
+			if w.WantsActivity(now) {
+				a := Activity{CPU: min(d, tc.cpuUntil) / 2}
+				for _, wr := range tc.w {
+					if c, ok := wr.at(d); ok {
+						a.Conns = append(a.Conns, c)
+					}
+				}
+				w.ObserveActivity(a, now)
+			}
+			if v, _ := w.Check(now); v == Hang {
+				got = d
+				break
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: hang at %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

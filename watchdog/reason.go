@@ -89,12 +89,19 @@ type evidenceJSON struct {
 	ExtendedMS    int64   `json:"extended_ms"`
 	// The process whose work earned the last active window (absent for
 	// the agent's own), and the open call it started after.
-	Pid    int    `json:"pid,omitempty"`
-	CallID string `json:"call_id,omitempty"`
-	// The connection a response last streamed in on, and how long before
-	// the check its data arrived.
+	Worked  string `json:"worked,omitempty"`
+	Pid     int    `json:"pid,omitempty"`
+	Process string `json:"process,omitempty"`
+	CallID  string `json:"call_id,omitempty"`
+	// The connection that excused the silence, why, how long before the
+	// check data arrived on it, the content bytes it received, the gap
+	// between its arrivals, and how long the model had been waited on.
 	Conn        string `json:"connection,omitempty"`
+	Earned      string `json:"connection_earned,omitempty"`
 	ConnQuietMS int64  `json:"connection_received_ms_ago,omitempty"`
+	Content     int64  `json:"content_bytes,omitempty"`
+	PeriodMS    int64  `json:"keepalive_period_ms,omitempty"`
+	ModelWaitMS int64  `json:"model_wait_ms,omitempty"`
 }
 
 // MarshalJSON writes the reason as the hang_detected record holds it.
@@ -110,7 +117,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 	}
 	if e := r.Evidence; e.Windows > 0 || e.Conn != "" {
 		out.Evidence = &evidenceJSON{e.Windows, e.ActiveWindows, round1(e.CPUPercent), round1(e.ReadPerSec), e.Tool, e.Extended.Milliseconds(),
-			e.Pid, e.CallID, e.Conn, e.ConnQuiet.Milliseconds()}
+			e.Worked, e.Pid, e.Process, e.CallID, e.Conn, e.Earned, e.ConnQuiet.Milliseconds(), e.Content, e.Period.Milliseconds(), e.ModelWait.Milliseconds()}
 	}
 	return json.Marshal(out)
 }
@@ -129,7 +136,8 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
 	if e := in.Evidence; e != nil {
-		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS), e.Pid, e.CallID, e.Conn, ms(e.ConnQuietMS)}
+		r.Evidence = Evidence{e.Windows, e.ActiveWindows, e.CPUPercent, e.ReadPerSec, e.Tool, ms(e.ExtendedMS), e.Worked, e.Pid, e.Process, e.CallID,
+			e.Conn, e.Earned, ms(e.ConnQuietMS), e.Content, ms(e.PeriodMS), ms(e.ModelWaitMS)}
 	}
 	return nil
 }

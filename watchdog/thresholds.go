@@ -19,11 +19,20 @@ type Thresholds struct {
 	WarnBefore  time.Duration // warn this long before a kill, 0 = never
 	ExitGrace   time.Duration // after the terminal event, before Overdue
 	MaxSilence  time.Duration // longest silence activity can excuse
+	// MaxKeepAliveWait is the longest silence that keep-alives alone may
+	// excuse while the model is waited on (at most MaxSilence): a
+	// thinking model and a parked turn look the same, so it bounds the
+	// worst case. 0: keep-alives never excuse a silence.
+	MaxKeepAliveWait time.Duration
 	// ToolTimeouts gives calls that declare no timeout a budget by kind.
 	ToolTimeouts map[string]time.Duration
 	// ActivityProbe enables the activity rule; the orchestrator clears it
 	// where the process tree's activity cannot be read.
-	ActivityProbe     bool
+	ActivityProbe bool
+	// ConnProbe is set by the orchestrator where it reads the agent's
+	// connections (Linux): samples are then taken all through a silence
+	// in which the model is waited on.
+	ConnProbe         bool
 	ActivityCPUFloor  float64 // fraction of one core
 	ActivityReadFloor float64 // bytes per second
 	// TextMode is set by the orchestrator for a run whose output is not a
@@ -45,6 +54,7 @@ func DefaultThresholds() Thresholds {
 		ToolGrace:         30 * time.Second,
 		ExitGrace:         5 * time.Second,
 		MaxSilence:        15 * time.Minute,
+		MaxKeepAliveWait:  10 * time.Minute,
 		ActivityProbe:     true,
 		ActivityCPUFloor:  0.05,
 		ActivityReadFloor: 1024,
@@ -79,6 +89,7 @@ func (th Thresholds) Validate() error {
 		{"warn_before", th.WarnBefore, false},
 		{"exit_grace", th.ExitGrace, false},
 		{"max_silence", th.MaxSilence, false},
+		{"max_keepalive_wait", th.MaxKeepAliveWait, false},
 	} {
 		switch {
 		case d.v < 0:

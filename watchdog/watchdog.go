@@ -111,10 +111,14 @@ type Watchdog struct {
 	doneAt            time.Time // when the terminal event arrived
 
 	win           sample    // start of the current activity window
+	sampled       time.Time // the last sample's time
 	activeThrough time.Time // silence tolerated through here on evidence
 	evidence      Evidence
-	conns         map[uint64]Conn // the agent's connections at the last sample
-	streamed      time.Time       // when a response last streamed in (see Conn)
+	conns         map[uint64]*connState // the agent's connections (see Conn)
+	// modelOpen is set while the stream says the agent waits on its model
+	// (its profile's table), since modelSince.
+	modelOpen  bool
+	modelSince time.Time
 	// reloaded is set by SetThresholds until the next output: a hang the
 	// new thresholds make due is declared at once, not after a window.
 	reloaded bool
@@ -178,6 +182,14 @@ func (w *Watchdog) ProcessEvent(ev stream.Event, now time.Time) Notice {
 			notice |= UnknownCall
 		}
 	}
+	switch ev.Model {
+	case stream.ModelOpens:
+		if !w.modelOpen {
+			w.modelOpen, w.modelSince = true, now
+		}
+	case stream.ModelCloses:
+		w.modelOpen = false
+	}
 	if ev.Terminal && !w.done {
 		w.done, w.doneAt = true, now
 	}
@@ -209,24 +221,10 @@ func (w *Watchdog) actDue() time.Time {
 }
 
 // idleDue is when the idle rule declares a hang, evidence included: the
-// model connection (see Conn) moves it to an idle timeout after the
-// response's data last arrived, never past max_silence of continuous time
-// on that evidence alone (from the last output, or in text mode from the
-// agent's last work).
+// agent's work (actDue), or later what its connections excuse (connDue).
 func (w *Watchdog) idleDue() time.Time {
 	due := w.actDue()
-	conn, ok := w.connDue()
-	if !ok || !conn.After(due) {
-		return due
-	}
-	from := w.last
-	if w.th.TextMode && w.activeThrough.After(from) {
-		from = w.activeThrough
-	}
-	if limit := from.Add(w.maxSilence()); conn.After(limit) {
-		conn = limit
-	}
-	if conn.After(due) {
+	if conn, _, _, ok := w.connDue(); ok && conn.After(due) {
 		due = conn
 	}
 	return due
@@ -335,10 +333,8 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 	if look, ok := w.inputLookAt(); ok {
 		consider(look)
 	}
-	if w.wantsWindowStart() {
-		consider(w.actDue().Add(-w.window()))
-	} else if w.probing() {
-		consider(w.judgeAt())
+	if next, ok := w.nextSample(); ok {
+		consider(next)
 	}
 	return d
 }
@@ -385,9 +381,7 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 		SessionID:     w.session,
 		Evidence:      w.evidence,
 	}
-	if r.Evidence.Conn != "" {
-		r.Evidence.ConnQuiet = now.Sub(w.streamed)
-	}
+	w.connEvidence(&r.Evidence, now)
 	switch kind {
 	case KindIdle:
 		r.Threshold = w.th.IdleTimeout

@@ -9,6 +9,7 @@ import "time"
 // count as the agent's work is decided here (see counts).
 type Proc struct {
 	Pid     int
+	Name    string    // its command name, for people
 	Started time.Time // with Pid, the process's identity from sample to sample
 	// CPU and ReadBytes are cumulative: its own, and its reaped
 	// children's, so that a tool's short-lived children show through it.
@@ -62,11 +63,10 @@ func (w *Watchdog) counts(p Proc) bool {
 type work struct {
 	cpu  time.Duration
 	read int64
-	// top is the pid of the counted process that used the most CPU (or
-	// read the most, if none used CPU), 0 when none did better than
-	// the agent itself; tool is the pid of a counted process in a
-	// session of its own, 0 for none.
-	top, tool int
+	// top is the counted process that used the most CPU (or read the
+	// most, if none used CPU), none when none did better than the agent
+	// itself; tool is a counted process in a session of its own, if any.
+	top, tool Proc
 }
 
 // workBetween sums what counts between two samples of the same silence,
@@ -88,10 +88,10 @@ func (w *Watchdog) workBetween(from, to Activity) work {
 		wk.cpu += cpu
 		wk.read += read
 		if cpu > bestCPU || cpu == bestCPU && read > bestRead {
-			wk.top, bestCPU, bestRead = p.Pid, cpu, read
+			wk.top, bestCPU, bestRead = p, cpu, read
 		}
-		if p.OwnSession && (wk.tool == 0 || p.Pid == wk.top) {
-			wk.tool = p.Pid
+		if p.OwnSession && (wk.tool.Pid == 0 || p.Pid == wk.top.Pid) {
+			wk.tool = p
 		}
 	}
 	return wk

@@ -132,6 +132,7 @@ var Settings = []Setting{
 	{"hard_timeout", "cap on the time one attempt runs (a stop with Ctrl-Z not counted), 0 for none", func(c *Config) any { return &c.HardTimeout }},
 	{"warn_before", "warn this long before a hang kill, 0 for never", func(c *Config) any { return &c.WarnBefore }},
 	{"max_silence", "longest silence tolerated on activity evidence alone", func(c *Config) any { return &c.MaxSilence }},
+	{"max_keepalive_wait", "longest silence that keep-alives alone excuse while the model is waited on (a thinking model and a parked turn look the same), at most max_silence; 0 for never", func(c *Config) any { return &c.MaxKeepAliveWait }},
 	{"activity_probe", "read the agent's CPU time and bytes read as evidence of life", func(c *Config) any { return &c.ActivityProbe }},
 	{"activity_cpu_floor", "CPU use, in cores, above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityCPUFloor }},
 	{"activity_read_floor", "bytes read per second above which a silent agent counts as busy", func(c *Config) any { return &c.ActivityReadFloor }},

@@ -284,11 +284,14 @@ func silences(t *timeline.Timeline, s scale, gap time.Duration) []silence {
 }
 
 // evidence says what excused the silence from..till, "" if nothing did:
-// a connection record, or a verdict whose reason counts busy windows.
+// an evidence record (what earned it: the work of a process, a tool, a
+// response streaming in, keep-alives while the model was waited on), or,
+// in logs written before those, a verdict whose reason counts busy
+// windows.
 func evidence(t *timeline.Timeline, from, till timeline.Millis) string {
 	for _, n := range t.Notes {
 		if n.What == "evidence" && n.At > from && n.At <= till {
-			return "a response streamed in on the model connection " + stream.Cut(stream.Display(n.Detail), 80)
+			return stream.Cut(stream.Display(n.Detail), 160)
 		}
 	}
 	for _, c := range t.Changes {

@@ -66,6 +66,10 @@ func (j *Job) reload(u config.Update) ptyproxy.Reload {
 func (j *Job) thresholds(cfg config.Config) watchdog.Thresholds {
 	th := cfg.Thresholds
 	th.TextMode = j.Cmd.Mode == stream.Bytes
+	// The agent's own bound on keep-alives only, unless the user set one.
+	if own := j.Cmd.Profile.KeepAliveWait(); own > 0 && cfg.Source("max_keepalive_wait") == config.FromDefault {
+		th.MaxKeepAliveWait = min(th.MaxKeepAliveWait, own)
+	}
 	if l := j.Call; l != nil {
 		th.IdleTimeout, th.HardTimeout = l.Idle, l.Hard
 		th.MaxTokens, th.MaxCostUSD = tighter(l.MaxTokens, th.MaxTokens), tighter(l.MaxCostUSD, th.MaxCostUSD)

@@ -69,3 +69,32 @@ func TestReloadedBudget(t *testing.T) {
 		t.Errorf("a reload that changed no budget warns %q", rl.Warnings)
 	}
 }
+
+// TestProfileKeepAliveWait: an agent whose own stream watchdog gives up on
+// keep-alives sooner (Codex's 300 s) gets its shorter bound, unless
+// max_keepalive_wait is set.
+func TestProfileKeepAliveWait(t *testing.T) {
+	t.Parallel()
+	build := func(flags map[string]string) config.Config {
+		cfg, err := config.Build(config.File{}, nil, flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	def, set := build(nil), build(map[string]string{"max_keepalive_wait": "20m"})
+	for _, tc := range []struct {
+		p    *stream.Profile
+		cfg  config.Config
+		want time.Duration
+	}{
+		{stream.Codex, def, 330 * time.Second},
+		{stream.Claude, def, 10 * time.Minute},
+		{stream.Codex, set, 20 * time.Minute},
+	} {
+		j := &Job{Cmd: Command{Profile: tc.p, Mode: stream.Events}}
+		if got := j.thresholds(tc.cfg).MaxKeepAliveWait; got != tc.want {
+			t.Errorf("%s, max_keepalive_wait from the %s: %v, want %v", tc.p.Name, tc.cfg.Source("max_keepalive_wait"), got, tc.want)
+		}
+	}
+}

@@ -408,9 +408,7 @@ var kinds = []kind{
 	of[Stderr]("stderr", slog.LevelInfo, nil),
 	of[Warning]("warning", slog.LevelWarn, func(r *Warning) string { return r.Message }),
 	of[VerdictChange]("verdict", slog.LevelInfo, nil),
-	of[Evidence]("evidence", slog.LevelInfo, func(r *Evidence) string {
-		return fmt.Sprintf("the connection to %s received data %dms before, %dms into a silence", r.Connection, r.ReceivedMS, r.SilenceMS)
-	}),
+	of[Evidence]("evidence", slog.LevelInfo, (*Evidence).words),
 	of[HangDetected](MsgHangDetected, slog.LevelError, nil),
 	of[ExitOverdue](MsgExitOverdue, slog.LevelWarn, nil),
 	of[Kill](MsgKill, slog.LevelInfo, nil),

@@ -92,13 +92,24 @@ func acks(c net.Conn) {
 	}
 }
 
-// connRun runs the fake agent through the wrapper: its init line, then
-// the net step with addr and how, then exit.
+// connRun runs the fake agent through the wrapper: its init line (the
+// model has the prompt: a model call opens), then the net step with addr
+// and how, then exit.
 func connRun(t *testing.T, addr, how string, flags ...string) result {
 	t.Helper()
-	args := append([]string{"--restarts", "0"}, flags...)
-	return runWrapper(t, []string{steps("line", initLine, "net", addr, how)}, nil, append(args, "--", "fix it")...)
+	return connRunAfter(t, initLine, addr, how, flags...)
 }
+
+// connRunAfter is connRun with the line the agent prints before it talks.
+func connRunAfter(t *testing.T, first, addr, how string, flags ...string) result {
+	t.Helper()
+	args := append([]string{"--restarts", "0"}, flags...)
+	return runWrapper(t, []string{steps("line", first, "net", addr, how)}, nil, append(args, "--", "fix it")...)
+}
+
+// replyLine is the agent's reply, which closes its model call: what its
+// connection does after it is no wait on the model.
+const replyLine = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Done."}]},"session_id":"s-1"}`
 
 // logRecords returns the session log's records named msg.
 func logRecords(t *testing.T, dir, msg string) []map[string]any {
@@ -143,7 +154,8 @@ func TestThinkingModelNotKilled(t *testing.T) {
 }
 
 // TestPingsForeverStopAtMaxSilence: pings that never end are excused up
-// to max_silence, not past it, and the hang record says so.
+// to max_silence, not past it (max_keepalive_wait is longer), and the hang
+// record says so.
 func TestPingsForeverStopAtMaxSilence(t *testing.T) {
 	t.Parallel()
 	addr := modelServer(t, thinks(0))
@@ -158,26 +170,34 @@ func TestPingsForeverStopAtMaxSilence(t *testing.T) {
 	}
 }
 
-// TestNoConnectionEvidence: what is not a response streaming in excuses
+// TestNoConnectionEvidence: what is not the model at work excuses
 // nothing, and the agent is stopped at the idle timeout: a dead stream
-// (case 2, a regression test), keep-alive ping-pong on an idle connection
-// either way, and data the agent never reads.
+// (case 2, a regression test), data the agent never reads, and keep-alive
+// ping-pong, whichever side pings, on a connection after the model's
+// reply closed its call (an idle pooled connection).
+//
+// The ping-pong cases ran with the model call open until issue 32, as
+// the look of an idle connection whatever the stream said: that was the
+// rule that killed Codex thinking on its WebSocket (it pongs each ping in
+// the same millisecond). With the call open they are now a live peer
+// (TestKeepAlivesWhileTheModelThinks).
 func TestNoConnectionEvidence(t *testing.T) {
 	t.Parallel()
 	pings := thinks(0)
 	for _, tc := range []struct {
 		name  string
+		first string
 		serve func(net.Conn)
 		how   string
 	}{
-		{"dead stream", silent, "read"},
-		{"server pings, the agent answers", pings, "answer"},
-		{"the agent pings, the server acks", acks, "keepalive"},
-		{"data the agent never reads", pings, "unread"},
+		{"dead stream", initLine, silent, "read"},
+		{"data the agent never reads", initLine, pings, "unread"},
+		{"no model call open, the server pings, the agent answers", replyLine, pings, "answer"},
+		{"no model call open, the agent pings, the server acks", replyLine, acks, "keepalive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := connRun(t, modelServer(t, tc.serve), tc.how, "--idle-timeout", "2s", "--max-silence", "30s")
+			r := connRunAfter(t, tc.first, modelServer(t, tc.serve), tc.how, "--idle-timeout", "2s", "--max-silence", "30s")
 			silence, _ := hangSilence(t, r)
 			// Judged at the idle timeout; an excused window would add a
 			// second at least, a connection's excuse two.
@@ -185,7 +205,38 @@ func TestNoConnectionEvidence(t *testing.T) {
 				t.Errorf("hung after %v of silence, exit %d, want at the idle timeout (2s), 124", silence, r.code)
 			}
 			if ev := logRecords(t, r.logDir, "evidence"); len(ev) > 0 {
-				t.Errorf("taken for a response streaming in: %v", ev)
+				t.Errorf("excused by %v", ev)
+			}
+		})
+	}
+}
+
+// TestKeepAlivesWhileTheModelThinks: while the model call is open, a live
+// peer's keep-alives excuse the silence whichever side sends them and
+// however fast the other answers (Codex pongs each WebSocket ping in the
+// same millisecond; cursor-agent sends its own heartbeats), up to
+// max_keepalive_wait: they cannot tell a thinking model from a parked
+// turn.
+func TestKeepAlivesWhileTheModelThinks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		serve func(net.Conn)
+		how   string
+	}{
+		{"the server pings, the agent answers at once", thinks(0), "answer"},
+		{"the agent pings, the server acks", acks, "keepalive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr := modelServer(t, tc.serve)
+			r := connRun(t, addr, tc.how, "--idle-timeout", "2s", "--max-keepalive-wait", "6s")
+			silence, _ := hangSilence(t, r)
+			if silence < 6*time.Second || silence > 9*time.Second || r.code != 124 {
+				t.Errorf("hung after %v of silence, exit %d, want at max_keepalive_wait (6s), 124", silence, r.code)
+			}
+			if ev := logRecords(t, r.logDir, "evidence"); len(ev) != 1 || ev[0]["earned"] != "keep-alives" || ev[0]["connection"] != addr {
+				t.Errorf("evidence records %v, want one: keep-alives on the connection to %s", ev, addr)
 			}
 		})
 	}

@@ -145,6 +145,12 @@ func Run(env *cli.Env, args []string) int {
 
 	check(ptyproxy.ProbeCheck())
 	checkTelemetry(check, warn, cfg)
+	// Not a failure: without it a thinking model is judged by idle_timeout.
+	if good, what, fix := ptyproxy.ConnCheck(); good {
+		check(true, what, "")
+	} else {
+		warn(what, fix)
+	}
 	if !ok {
 		return 1
 	}
