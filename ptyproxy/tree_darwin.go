@@ -173,7 +173,8 @@ const psTimeout = time.Second
 // CPU a call; macOS's was not measured.) ps gives each process's own
 // time, not its dead children's, so the CPU a process used after its last
 // sample is lost if it exits before the next. Bytes read are not to be
-// had at all: ReadBytes stays 0, and the read floor counts on Linux only.
+// had at all: a Proc's ReadBytes stays 0, and the read floor counts on
+// Linux only.
 // Nor are the agent's connections (Conns stays nil): proc_pidfdinfo's
 // socket info would give a TCP state and the unread bytes, not when data
 // last came, and needs libproc; the idle timeout's default covers a

@@ -304,10 +304,10 @@ func (t *tree) claims(p procInfo) bool {
 }
 
 // activity reports the attempt's processes as the watchdog weighs them:
-// the agent's own CPU time and bytes read (its process and its runtime
-// process), every other process with its identity and whether it is
-// still under the agent, and the TCP connections of the agent process
-// and its runtime process. Which of them count is the watchdog's to say.
+// the agent's own CPU time (its process and its runtime process; what
+// they read is not work, see watchdog.Activity), every other process with
+// its identity, usage and whether it is still under the agent, and the
+// TCP connections of the agent process and its runtime process. Which of them count is the watchdog's to say.
 // It is taken at now, and counts as a look (observe).
 //
 // The attempt's orphans are not looked for: what left the agent's
@@ -322,15 +322,13 @@ func (t *tree) activity(now time.Time) watchdog.Activity {
 	own := []int{}
 	for _, p := range procs {
 		cpu := time.Duration(p.cpu) * time.Second / ticksPerSecond
-		read := readChar(p.pid)
 		if p.pid == t.agent || p.pid == runtime {
 			a.CPU += cpu
-			a.ReadBytes += read
 			own = append(own, p.pid)
 			continue
 		}
 		a.Procs = append(a.Procs, watchdog.Proc{
-			Pid: p.pid, Name: p.comm, Started: t.startedAt(p.start), CPU: cpu, ReadBytes: read,
+			Pid: p.pid, Name: p.comm, Started: t.startedAt(p.start), CPU: cpu, ReadBytes: readChar(p.pid),
 			Under: !p.orphaned, OwnSession: p.sid != t.agent,
 		})
 	}
@@ -385,7 +383,7 @@ func (t *tree) findRuntime(procs []procInfo) int {
 // processes here (without it the idle rule has no activity evidence to
 // weigh), what that check is, and the fix when it fails, for doctor.
 func ProbeCheck() (ok bool, what, fix string) {
-	return procAvailable(), "/proc tells the agent's CPU time and bytes read (activity evidence)",
+	return procAvailable(), "/proc tells the agent's CPU time and its tools' bytes read (activity evidence)",
 		"mount /proc; without it a silent agent is judged by the idle timeout alone"
 }
 

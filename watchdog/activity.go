@@ -2,29 +2,32 @@ package watchdog
 
 import "time"
 
-// Activity is a cumulative sample of the attempt's processes: the CPU
-// time used and bytes read, as /proc reports them. Only differences
-// between samples matter.
+// Activity is a cumulative sample of the attempt's processes, as /proc
+// reports them. Only differences between samples matter.
 //
 // # Why
 //
 // Without partial output a healthy cursor-agent can be silent for many
 // minutes while the model writes a long reply, and 25–39 s while it
 // compacts its context. A hung agent is idle. A stalled Claude Code was
-// measured at 0.4–1.1% of a core and 100–170 B/s read (keep-alives), so
-// only activity above both floors' reach counts as evidence.
+// measured at 0.4–1.1% of a core, so only activity above the floors
+// counts as evidence.
 //
 // # Whose
 //
-// Evidence counts only for what it belongs to. CPU and ReadBytes are the
-// agent's own: its process and the one runtime process its profile names
-// (Codex's native binary under node), which always count. Every other
-// process of the attempt is a Proc, and counts only as counts says: a
-// busy orphan left behind, or a helper the agent runs beside its work, is
-// no sign that the agent is at work.
+// Evidence counts only for what it belongs to. CPU is the agent's own:
+// its process and the one runtime process its profile names (Codex's
+// native binary under node), whose CPU always counts. What those two read
+// is not work and is not reported: their model connection is judged by
+// the connection rule (Conns), their terminal and stdin by the person
+// rule, and the rest is their own housekeeping (real Codex reads 1.6–2.6
+// KB/s from inotify, its skills watcher on /etc and $CODEX_HOME/skills,
+// on a busy host, stalled or not). Every other process of the attempt is
+// a Proc, and counts, CPU and reads, only as counts says: a busy orphan
+// left behind, or a helper the agent runs beside its work, is no sign
+// that the agent is at work.
 type Activity struct {
-	CPU       time.Duration
-	ReadBytes int64
+	CPU time.Duration
 	// Procs are the attempt's other processes: the agent's descendants,
 	// and those that left its ancestry (Under false).
 	Procs []Proc
@@ -39,7 +42,7 @@ type Evidence struct {
 	Windows       int           // windows evaluated since the last output
 	ActiveWindows int           // of which above a floor
 	CPUPercent    float64       // in the last window, percent of one core
-	ReadPerSec    float64       // in the last window, bytes per second
+	ReadPerSec    float64       // in the last window, bytes per second read by counted tools
 	Tool          bool          // an open call's tool process was running
 	Extended      time.Duration // silence excused beyond the idle timeout
 	// Worked says what earned the last active window: WorkedBusy (CPU or
@@ -69,7 +72,7 @@ type Evidence struct {
 
 // What earned an active window (Evidence.Worked).
 const (
-	WorkedBusy = "work" // CPU or bytes read above a floor
+	WorkedBusy = "work" // CPU, or a tool's bytes read, above a floor
 	WorkedTool = "tool" // a tool of the open call running, even asleep
 )
 
@@ -92,16 +95,24 @@ func (w *Watchdog) probing() bool {
 // windowOpen reports whether a window is open in this silence.
 func (w *Watchdog) windowOpen() bool { return w.win.ok && !w.win.at.Before(w.last) }
 
-// judgeAt is when the open window is judged: at the activity deadline, or
-// a window after it opened if it opened after that, while the model
-// connection still excuses the silence: work resuming is seen, and text
-// mode counts the connection's cap from the agent's last work.
+// judgeAt is when the open window is judged: a window after it opened
+// while the agent works (one window after another, from the last that
+// showed work, so that the silence is measured from the end of its work),
+// or if it opened at or after the activity deadline (a late sample; in
+// text mode, while the model connection still excuses the silence); else
+// at the activity deadline.
 func (w *Watchdog) judgeAt() time.Time {
 	due := w.actDue()
-	if w.windowOpen() && !w.win.at.Before(due) {
+	if w.windowOpen() && (w.working() || !w.win.at.Before(due)) {
 		return w.win.at.Add(w.window())
 	}
 	return due
+}
+
+// working reports whether the open window follows one that showed work in
+// this silence.
+func (w *Watchdog) working() bool {
+	return w.workedAt.After(w.last) && w.win.at.Equal(w.workedAt)
 }
 
 // watchingConns reports whether samples are wanted all through the
@@ -113,7 +124,8 @@ func (w *Watchdog) watchingConns() bool {
 }
 
 // nextSample is when a sample is next wanted, if one is: the one that
-// opens the window before the activity deadline, the one that judges it,
+// opens the window before the activity deadline (or opens it again there,
+// when the window open began earlier), the one that judges it,
 // while the connections are watched one every window, and one at the
 // instant what a connection earned runs out, so that a keep-alive or
 // content that came just before is seen before a hang is declared,
@@ -123,8 +135,10 @@ func (w *Watchdog) nextSample() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	next := w.judgeAt()
-	if !w.windowOpen() {
+	if open := next.Add(-w.window()); !w.windowOpen() {
 		next = w.actDue().Add(-w.window())
+	} else if w.win.at.Before(open) && open.After(w.sampled) {
+		next = open
 	}
 	if every := maxTime(w.last, w.sampled).Add(w.window()); w.watchingConns() && every.Before(next) {
 		next = every
@@ -147,8 +161,8 @@ func (w *Watchdog) WantsActivity(now time.Time) bool {
 // taken at now. The first sample of a silence opens a window, and later
 // ones move its start up to a window before the activity deadline; the
 // sample at or after the deadline closes it and decides: above a floor,
-// the silence is excused for one more window (up to MaxSilence); below,
-// the idle rule stands. The connections are looked at in every sample (see
+// the silence runs from now (up to MaxSilence), and the next window opens
+// at once; below, the deadline stands. The connections are looked at in every sample (see
 // Conn). Samples never move the silence clock itself.
 func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if !w.probing() {
@@ -167,7 +181,7 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 			// The sample that should have opened this window came late (a
 			// starved timer): look for one window before deciding, rather
 			// than judge a busy agent without evidence.
-			w.activeThrough = now.Add(w.window())
+			w.lookThrough = now.Add(w.window())
 		}
 		w.win = sample{at: now, a: a, ok: true}
 		return
@@ -192,7 +206,7 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	busy := w.evidence.CPUPercent >= 100*w.th.ActivityCPUFloor || w.evidence.ReadPerSec >= w.th.ActivityReadFloor
 	if busy || w.evidence.Tool {
 		w.evidence.ActiveWindows++
-		w.activeThrough = now.Add(w.window())
+		w.workedAt = now
 		by := wk.top
 		w.evidence.Worked = WorkedBusy
 		if !busy {

@@ -226,8 +226,8 @@ const (
 // agent opened and closed meanwhile. ok is false when none excuses.
 func (w *Watchdog) connDue() (due time.Time, by *connState, why string, ok bool) {
 	from := w.last
-	if w.th.TextMode && w.activeThrough.After(from) {
-		from = w.activeThrough
+	if w.th.TextMode && w.workedAt.After(from) {
+		from = w.workedAt
 	}
 	contentCap := from.Add(w.maxSilence())
 	keepAliveCap := from.Add(min(w.th.MaxKeepAliveWait, w.maxSilence()))

@@ -307,7 +307,7 @@ func TestConnTextModeWork(t *testing.T) {
 		want     time.Duration
 	}{
 		{"busy, not capped", 2000 * s, nil, -1},
-		{"busy, then pings: capped from the busy end", 500 * s, []wire{pings}, 802 * s},
+		{"busy, then pings: capped from the busy end", 500 * s, []wire{pings}, 800 * s},
 		{"pings alone are capped", 0, []wire{pings}, 300 * s},
 	} {
 		w := New(th, t0)

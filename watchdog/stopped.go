@@ -22,7 +22,7 @@ func (w *Watchdog) Stopped(from, to time.Time) {
 		w.doneAt = w.doneAt.Add(d)
 	}
 	w.calls.shift(d)
-	w.win, w.activeThrough, w.evidence = sample{}, time.Time{}, Evidence{}
+	w.win, w.workedAt, w.lookThrough, w.evidence = sample{}, time.Time{}, time.Time{}, Evidence{}
 	w.Output(to)
 }
 

@@ -110,11 +110,14 @@ type Watchdog struct {
 	done              bool
 	doneAt            time.Time // when the terminal event arrived
 
-	win           sample    // start of the current activity window
-	sampled       time.Time // the last sample's time
-	activeThrough time.Time // silence tolerated through here on evidence
-	evidence      Evidence
-	conns         map[uint64]*connState // the agent's connections (see Conn)
+	win     sample    // start of the current activity window
+	sampled time.Time // the last sample's time
+	// workedAt is when the last window that showed the agent at work
+	// ended: the silence runs from there (see actDue). lookThrough is the
+	// one window a late first sample is given to look for work.
+	workedAt, lookThrough time.Time
+	evidence              Evidence
+	conns                 map[uint64]*connState // the agent's connections (see Conn)
 	// modelOpen is set while the stream says the agent waits on its model
 	// (its profile's table), since modelSince.
 	modelOpen  bool
@@ -205,17 +208,21 @@ func (w *Watchdog) maxSilence() time.Duration {
 }
 
 // actDue is when the idle rule declares a hang on the agent's output and
-// work alone (CPU, bytes read, a tool). In stream-json mode that evidence
-// excuses silence up to max_silence. In text mode the agent says nothing
-// until it ends, so its own work excuses any silence: hard_timeout is the
-// user's cap.
+// work alone (CPU, a tool's reads, a tool). A silence is measured from
+// the last evidence, not from the last byte: the idle timeout runs from
+// the end of the last window that showed work, as it would from output,
+// so an agent slow to write after its tool ended gets the whole timeout.
+// In stream-json mode that evidence excuses silence up to max_silence. In
+// text mode the agent says nothing until it ends, so its own work excuses
+// any silence: hard_timeout is the user's cap.
 func (w *Watchdog) actDue() time.Time {
 	due := w.last.Add(w.th.IdleTimeout)
-	if w.activeThrough.After(due) {
-		due = w.activeThrough
-		if limit := w.last.Add(w.maxSilence()); !w.th.TextMode && due.After(limit) {
-			due = limit
-		}
+	if w.workedAt.After(w.last) {
+		due = w.workedAt.Add(w.th.IdleTimeout)
+	}
+	due = maxTime(due, w.lookThrough)
+	if limit := w.last.Add(w.maxSilence()); !w.th.TextMode && due.After(limit) {
+		due = limit
 	}
 	return due
 }

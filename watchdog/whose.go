@@ -57,9 +57,9 @@ func (w *Watchdog) counts(p Proc) bool {
 	return open && !p.Started.Before(oldest.Add(-toolSlack))
 }
 
-// work is what a window of samples shows the agent did: its own CPU time
-// and bytes read, those of the processes that count, and which of them
-// did most.
+// work is what a window of samples shows the agent did: its own CPU time,
+// the CPU time and bytes read of the processes that count, and which of
+// them did most.
 type work struct {
 	cpu  time.Duration
 	read int64
@@ -73,12 +73,12 @@ type work struct {
 // each process by its identity: one absent from the earlier sample
 // started since, and all its usage falls in the window.
 func (w *Watchdog) workBetween(from, to Activity) work {
-	wk := work{cpu: max(to.CPU-from.CPU, 0), read: max(to.ReadBytes-from.ReadBytes, 0)}
+	wk := work{cpu: max(to.CPU-from.CPU, 0)}
 	before := make(map[procKey]Proc, len(from.Procs))
 	for _, p := range from.Procs {
 		before[p.key()] = p
 	}
-	bestCPU, bestRead := wk.cpu, wk.read
+	bestCPU, bestRead := wk.cpu, int64(0)
 	for _, p := range to.Procs {
 		if !w.counts(p) {
 			continue

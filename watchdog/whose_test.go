@@ -32,7 +32,8 @@ func drive(t *testing.T, th Thresholds, first stream.Event, tree func(time.Durat
 }
 
 // TestWhose checks whose work counts (Activity's "Whose"): the agent's
-// own always; another process only while under the agent, and in
+// own CPU always (what it reads is not reported: not work); another
+// process's CPU and reads only while under the agent, and in
 // stream-json mode only when it started after the open call did; an
 // orphan, a helper started before the call, or anything with no call
 // open, never.
@@ -45,6 +46,14 @@ func TestWhose(t *testing.T) {
 		return func(d time.Duration) Proc {
 			used := time.Duration(max(0, cpu*float64(d-start)))
 			return Proc{Pid: pid, Started: at(start), CPU: used, Under: under, OwnSession: own}
+		}
+	}
+	// reader is a process started at start, reading perSec bytes a second
+	// from then, with no CPU to speak of (a tool piping a file, a watcher).
+	reader := func(pid int, start time.Duration, perSec float64, under bool) func(time.Duration) Proc {
+		return func(d time.Duration) Proc {
+			read := int64(max(0, perSec*(d-start).Seconds()))
+			return Proc{Pid: pid, Started: at(start), ReadBytes: read, Under: under}
 		}
 	}
 	tree := func(agentCPU float64, procs ...func(time.Duration) Proc) func(time.Duration) Activity {
@@ -77,6 +86,10 @@ func TestWhose(t *testing.T) {
 		{"the call's tool spawned a moment before its event", false, started("c", 0), tree(0, proc(7, -500*time.Millisecond, 1, true, false)), 300 * s, 7},
 		{"a command run in a shell kept from before the call", false, started("c", 0),
 			tree(0, proc(6, -30*s, 0, true, true), proc(7, 10*s, 1, true, false)), 300 * s, 7},
+		{"the call's tool reading", false, started("c", 0), tree(0, reader(7, 200*time.Millisecond, 50000, true)), 300 * s, 7},
+		{"the call's tool reading under the floor", false, started("c", 0), tree(0, reader(7, 200*time.Millisecond, 500, true)), 60 * s, 0},
+		{"a helper started before the call, reading", false, started("c", 0), tree(0, reader(7, -30*s, 50000, true)), 60 * s, 0},
+		{"an orphan reading during a call", false, started("c", 0), tree(0, reader(7, 2*s, 50000, false)), 60 * s, 0},
 		{"text mode: a child under the agent at work", true, thinking, tree(0, proc(7, 2*s, 1, true, false)), never, 7},
 		{"text mode: an orphan burning CPU", true, thinking, tree(0, proc(7, 2*s, 1, false, true)), 60 * s, 0},
 	} {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,6 +151,11 @@ func TestThinkingModelNotKilled(t *testing.T) {
 	// One record for the one silence and connection, not one per sample.
 	if ev := logRecords(t, r.logDir, "evidence"); len(ev) != 1 || ev[0]["connection"] != addr {
 		t.Errorf("evidence records %v, want one, of the connection to %s", ev, addr)
+	}
+	// inspect says what earned the window, and why.
+	out, err := exec.Command(wrapperBin, "inspect", "--last", "--log-dir", r.logDir).Output()
+	if err != nil || !regexp.MustCompile(`note +\+[0-9.]+s evidence: keep-alives on the connection to `+regexp.QuoteMeta(addr)+`, the last [0-9]+ms before \(.*the model waited on for`).Match(out) {
+		t.Errorf("inspect does not say what excused the think: %v\n%s", err, out)
 	}
 }
 
