@@ -3,14 +3,17 @@
 # and cursor-wrap-otel (the OpenTelemetry exporter a run starts when export
 # is configured)
 # with the local Go toolchain, installs them into $PREFIX (default
-# ~/.local/bin) and adds one line to the startup file of the shell in $SHELL.
+# ~/.local/bin) and adds one line to the startup files of your shell: the
+# one this script was started from, else your login shell in the password
+# database (it says which, and why), else --shell NAME.
 # The line defines cursor-agent and agent to run through the wrapper; it
 # names the wrapper by its full path, so it works while $PREFIX is not on
 # PATH, and does nothing once the wrapper is gone. Every file changed and
 # every line added, replaced or removed is printed. Running it again
 # rebuilds and changes no line.
 #
-# Usage: scripts/install.sh [--no-rc] [--no-build] [--uninstall]
+# Usage: scripts/install.sh [--shell NAME] [--no-rc] [--no-build] [--uninstall]
+#   --shell NAME the shell whose startup files get the line: bash, zsh or fish
 #   --no-rc      leave startup files alone
 #   --no-build   keep the binaries already in $PREFIX (say, from go install)
 #                and only add the line
@@ -21,9 +24,24 @@ set -euo pipefail
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
-rc_edit=1 build=1 uninstall=0
-for arg in "$@"; do
+rc_edit=1 build=1 uninstall=0 shell_name=
+while [ $# -gt 0 ]; do
+	arg=$1
+	shift
 	case $arg in
+	--shell | --shell=*)
+		if [ "$arg" = --shell ]; then
+			[ $# -gt 0 ] || { echo "install.sh: --shell needs a NAME: bash, zsh or fish" >&2; exit 2; }
+			shell_name=$1
+			shift
+		else
+			shell_name=${arg#--shell=}
+		fi
+		case $shell_name in
+		bash | zsh | fish) ;;
+		*) echo "install.sh: --shell $shell_name: cursor-wrap has functions for bash, zsh and fish only. Nothing was changed." >&2; exit 2 ;;
+		esac
+		;;
 	--no-rc) rc_edit=0 ;;
 	--no-build) build=0 ;;
 	--uninstall) uninstall=1 ;;
@@ -54,6 +72,58 @@ case $prefix in
 	exit 2
 	;;
 esac
+
+# parent_shell prints the name of the process that started this script,
+# as bash, zsh or fish name it ("-zsh" for a login shell).
+parent_shell() {
+	local name
+	name=$(cat "/proc/$PPID/comm" 2>/dev/null || ps -o comm= -p "$PPID" 2>/dev/null) || true
+	name=${name#-}
+	echo "${name##*/}"
+}
+
+# passwd_shell prints the login shell the password database gives the user.
+passwd_shell() {
+	local user
+	user=$(id -un)
+	if [ "$os" = Darwin ]; then
+		dscl . -read "/Users/$user" UserShell 2>/dev/null | sed -n 's/^UserShell: *//p'
+	else
+		getent passwd "$user" 2>/dev/null | cut -d: -f7
+	fi
+}
+
+# The shell whose startup files get the line, decided before anything is
+# touched: --shell, else the shell this script was started from, else the
+# login shell in the password database. $SHELL is not asked: a shell that
+# does not export it leaves the one of whatever started it.
+shell_why=
+if [ "$uninstall" = 0 ] && [ "$rc_edit" = 1 ]; then
+	if [ -n "$shell_name" ]; then
+		shell_why="--shell $shell_name"
+	else
+		parent=$(parent_shell)
+		case $parent in
+		bash | zsh | fish)
+			shell_name=$parent
+			shell_why="$parent: the shell this script was started from (process $PPID)"
+			;;
+		*)
+			login_shell=$(passwd_shell)
+			case ${login_shell##*/} in
+			bash | zsh | fish)
+				shell_name=${login_shell##*/}
+				shell_why="$shell_name: your login shell in the password database ($login_shell); this script was started from ${parent:-an unknown process}, not from a shell"
+				;;
+			*)
+				echo "install.sh: cannot tell your shell: this script was started from ${parent:-an unknown process}, not bash, zsh or fish, and the password database gives ${login_shell:-no login shell}. Run it again with --shell bash, --shell zsh or --shell fish (or --no-rc). Nothing was changed." >&2
+				exit 2
+				;;
+			esac
+			;;
+		esac
+	fi
+fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$prefix/cursor-wrap
@@ -324,19 +394,13 @@ edit_rc() {
 	fi
 }
 
-# edit_rcs adds the line to the startup files of the shell in $SHELL, or
-# says why not and what to do. For bash, to ~/.bashrc and to the file a
-# login bash reads, unless that file sources ~/.bashrc, saying why.
+# edit_rcs adds the line to the startup files of the shell decided above.
+# For bash, to ~/.bashrc and to the file a login bash reads, unless that
+# file sources ~/.bashrc, saying why.
 edit_rcs() {
-	local sh rc login
-	sh=$(basename "${SHELL:-}")
-	rc=$(rc_file "$sh")
-	if [ -z "$rc" ]; then
-		echo "could not pick a startup file for SHELL=${SHELL:-(unset)}; add the line for your shell by hand:"
-		for s in bash zsh fish; do echo "  $s: $(init_line "$s")"; done
-		return
-	fi
-	edit_rc "$sh" "$rc"
+	local sh=$shell_name login
+	echo "shell: $shell_why"
+	edit_rc "$sh" "$(rc_file "$sh")"
 	[ "$sh" = bash ] || return 0
 	login=$(bash_login_file)
 	if [ -z "$login" ]; then

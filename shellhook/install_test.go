@@ -55,9 +55,16 @@ func installEnv(t *testing.T, home, prefix, shell string, extra ...string) []str
 
 // runInstall runs scripts/install.sh with args and returns what it printed
 // and its exit status. INSTALL_TEST_BASH names another bash to run it with,
-// such as a build of 3.2, macOS's.
+// such as a build of 3.2, macOS's. The script ignores SHELL: the shell
+// that env's SHELL names is passed as --shell, since the test, which
+// starts the script, is no shell (TestInstallPicksShell checks the choice).
 func runInstall(t *testing.T, env []string, args ...string) (string, int) {
 	t.Helper()
+	for _, kv := range env {
+		if sh, ok := strings.CutPrefix(kv, "SHELL="); ok && sh != "" {
+			args = append([]string{"--shell", filepath.Base(sh)}, args...)
+		}
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	bash := cmp.Or(os.Getenv("INSTALL_TEST_BASH"), "bash")
@@ -366,8 +373,7 @@ func checkRan(t *testing.T, rec, args, depth string) {
 }
 
 // TestInstallEdits covers the startup files install.sh finds as it is:
-// a line of the user's own, an earlier install's line, no rc edit, and a
-// shell it has no functions for.
+// a line of the user's own, an earlier install's line, no rc edit.
 func TestInstallEdits(t *testing.T) {
 	t.Parallel()
 	const old = `eval "$(cursor-wrap shell-init bash)"` + installMarker + "\n"
@@ -381,10 +387,6 @@ func TestInstallEdits(t *testing.T) {
 	}{
 		{name: "no-rc", shell: "/bin/bash", args: []string{"--no-rc"}, onPath: true,
 			want: []string{"startup files left alone (--no-rc)\n"}},
-		{name: "unknown shell", shell: "/bin/tcsh", onPath: true,
-			want: []string{"could not pick a startup file for SHELL=/bin/tcsh", `  bash: if [ -x "$HOME/bin/cursor-wrap" ]`,
-				`  fish: if test -x "$HOME/bin/cursor-wrap"; "$HOME/bin/cursor-wrap" shell-init fish | source; end`}},
-		{name: "no shell", shell: "", onPath: true, want: []string{"could not pick a startup file for SHELL=(unset)"}},
 		{name: "line of your own", shell: "/bin/bash", onPath: true,
 			bashrc: "export A=1\neval \"$(cursor-wrap shell-init bash)\"  # mine\n",
 			want:   []string{"~/.bashrc: line 2 already runs cursor-wrap shell-init (a line of your own); not changed: eval"}},
@@ -596,6 +598,89 @@ func TestInstallBashLogin(t *testing.T) {
 	}
 }
 
+// TestInstallPicksShell: install.sh puts the line in the startup file of
+// the shell it was started from, whatever SHELL says; started from no
+// shell, in that of the login shell in the password database; with
+// neither, it refuses, asking for --shell, and changes nothing. It says
+// which shell it used and why.
+func TestInstallPicksShell(t *testing.T) {
+	t.Parallel()
+	installer, err := filepath.Abs(filepath.Join("..", "scripts", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// passwd puts first on PATH a getent (Linux) and a dscl (macOS) that
+	// give the user login shell sh.
+	passwd := func(t *testing.T, sh string) string {
+		dir := t.TempDir()
+		for name, text := range map[string]string{
+			"getent": "#!/bin/sh\necho 'me:x:1000:1000::/home/me:" + sh + "'\n",
+			"dscl":   "#!/bin/sh\necho 'UserShell: " + sh + "'\n",
+		} {
+			writeText(t, filepath.Join(dir, name), text)
+			if err := os.Chmod(filepath.Join(dir, name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	for _, c := range []struct {
+		name    string
+		parent  string // the shell that starts the script; "" for none
+		passwd  string
+		code    int
+		rc      string // the file that gets the line; "" for none
+		printed string
+	}{
+		{"from zsh", "zsh", "/bin/bash", 0, ".zshrc", "shell: zsh: the shell this script was started from (process "},
+		{"from fish", "fish", "/bin/bash", 0, ".config/fish/config.fish", "shell: fish: the shell this script was started from (process "},
+		{"from bash", "bash", "/usr/bin/zsh", 0, ".bashrc", "shell: bash: the shell this script was started from (process "},
+		{"from no shell", "", "/usr/bin/fish", 0, ".config/fish/config.fish",
+			"shell: fish: your login shell in the password database (/usr/bin/fish); this script was started from "},
+		{"neither", "", "/bin/tcsh", 2, "",
+			"and the password database gives /bin/tcsh. Run it again with --shell bash, --shell zsh or --shell fish (or --no-rc). Nothing was changed.\n"},
+	} {
+		for _, system := range []string{"Linux", "Darwin"} {
+			t.Run(c.name+"/"+system, func(t *testing.T) {
+				t.Parallel()
+				home := t.TempDir()
+				prefix := filepath.Join(home, "bin")
+				stubWrapper(t, prefix)
+				_, uname, _ := strings.Cut(fakeUname(t, system), "=")
+				// SHELL names another shell, as a zsh or fish that does not
+				// export it leaves the one of whatever started it.
+				env := installEnv(t, home, prefix, "/bin/sh", "PATH="+passwd(t, c.passwd)+":"+uname)
+				cmd := exec.CommandContext(t.Context(), "bash", installer, "--no-build")
+				switch c.parent {
+				case "fish":
+					cmd = exec.CommandContext(t.Context(), shellPath(t, "fish"), "--no-config", "-c", "bash $argv; exit $status", installer, "--no-build")
+				case "bash", "zsh":
+					cmd = exec.CommandContext(t.Context(), shellPath(t, c.parent), "-c", `bash "$@"; exit $?`, c.parent, installer, "--no-build")
+				}
+				cmd.Env = env
+				out, _ := cmd.CombinedOutput()
+				if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(string(out), c.printed) {
+					t.Errorf("exit %d (want %d), printed\n%s\nwant %q", code, c.code, out, c.printed)
+				}
+				if c.rc == "" {
+					if entries, _ := os.ReadDir(home); len(entries) != 1 {
+						t.Errorf("a refusal left %v in HOME", entries)
+					}
+					return
+				}
+				if !strings.Contains(readOrEmpty(t, filepath.Join(home, c.rc)), installMarker) {
+					t.Errorf("~/%s lacks the line; printed\n%s", c.rc, out)
+				}
+			})
+		}
+	}
+	home := t.TempDir()
+	if out, code := runInstall(t, installEnv(t, home, filepath.Join(home, "bin"), "/bin/tcsh")); code != 2 ||
+		out != "install.sh: --shell tcsh: cursor-wrap has functions for bash, zsh and fish only. Nothing was changed.\n" {
+		t.Errorf("--shell tcsh: exit %d\n%s", code, out)
+	}
+}
+
 // TestInstallUninstallLeavesOthers checks that --uninstall removes its lines from
 // every startup file, names the lines it did not add, and leaves them.
 func TestInstallUninstallLeavesOthers(t *testing.T) {
@@ -680,7 +765,7 @@ func TestInstallRewriteIsWholeOrNothing(t *testing.T) {
 	writeText(t, filepath.Join(home, ".zshrc"), mine)
 	stubWrapper(t, prefix)
 	zenv := installEnv(t, home, prefix, "/usr/bin/zsh")
-	cmd = exec.CommandContext(ctx, "bash", "-c", `ulimit -f 8 && exec bash "$0" --no-build`, filepath.Join("..", "scripts", "install.sh"))
+	cmd = exec.CommandContext(ctx, "bash", "-c", `ulimit -f 8 && exec bash "$0" --no-build --shell zsh`, filepath.Join("..", "scripts", "install.sh"))
 	cmd.Env = zenv
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "~/.zshrc: NOT changed") || readOrEmpty(t, filepath.Join(home, ".zshrc")) != mine {
 		t.Errorf("adding the line with writes failing: %v\n%s", err, out)
