@@ -197,7 +197,7 @@ func BenchmarkFeed(b *testing.B) {
 	l := &loop{
 		o: Options{
 			Parse: stream.Parse,
-			Log:   sessionlog.NewRecorder(f, redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"})),
+			Log:   sessionlog.NewRecorder(redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"}), f),
 		},
 		r:      &reader{},
 		wd:     watchdog.New(fast(), time.Now()),
@@ -284,7 +284,7 @@ func runBench(b *testing.B, self, step string, size, n int, logged bool) {
 	var f *sessionlog.File
 	if logged {
 		f = sessionlog.Open(b.TempDir(), time.Now(), func(err error) { b.Error(err) })
-		o.Log = sessionlog.NewRecorder(f, redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"}))
+		o.Log = sessionlog.NewRecorder(redact.New(nil, []string{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrst"}), f)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -295,7 +295,7 @@ func TestPersonFallback(t *testing.T) {
 			th := fast()
 			th.IdleTimeout = 6 * time.Second
 			log := &records{}
-			res, _ := runAgent(t, Options{Thresholds: th, Asks: stream.Cursor.Asks, Log: sessionlog.NewRecorder(log, nil)}, tc.steps...)
+			res, _ := runAgent(t, Options{Thresholds: th, Asks: stream.Cursor.Asks, Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))}, tc.steps...)
 			if res.Cause != tc.cause || res.Reason.Kind != tc.kind || res.Reason.WaitingOn != "" {
 				t.Errorf("cause %v, reason %+v; want %v of kind %s", res.Cause, res.Reason, tc.cause, tc.kind)
 			}

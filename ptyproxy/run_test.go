@@ -478,7 +478,7 @@ func TestIgnoreTerm(t *testing.T) {
 	th := fast()
 	th.IdleTimeout = time.Second
 	log := &logRecords{}
-	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 400 * time.Millisecond, Log: sessionlog.NewRecorder(log, nil)}, "ignore-term", "setsid-child", "hang")
+	res, out := runAgent(t, Options{Thresholds: th, KillGrace: 400 * time.Millisecond, Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))}, "ignore-term", "setsid-child", "hang")
 	if res.Cause != Hung || res.ExitSignal != syscall.SIGKILL || res.Reason.Silence < th.IdleTimeout {
 		t.Fatalf("outcome %+v", res)
 	}

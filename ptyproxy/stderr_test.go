@@ -62,7 +62,7 @@ func (r *keptLog) find(msg string) []map[string]any {
 func TestStderrSlowReader(t *testing.T) {
 	t.Parallel()
 	errs, log := &readSlowly{rate: 200 << 10}, &keptLog{}
-	res, _ := runAgent(t, Options{IO: IO{Stderr: errs}, Log: sessionlog.NewRecorder(log, nil)},
+	res, _ := runAgent(t, Options{IO: IO{Stderr: errs}, Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))},
 		"errflood", "300000", "err", "FATAL: the end", "exit", "3")
 	errs.mu.Lock()
 	got := errs.b.Len()
@@ -99,7 +99,7 @@ func TestStderrTakesNothing(t *testing.T) {
 	// exit.
 	o := Options{Path: self, Args: []string{fakeagent.Subcommand, "errflood", "60000", "exit", "0"}, Env: agentEnv(),
 		IO: IO{Stderr: errs}, Parse: stream.Parse, Thresholds: th, Tick: time.Hour, KillGrace: time.Second,
-		Log: sessionlog.NewRecorder(log, nil)}
+		Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var res Outcome

@@ -2,13 +2,13 @@ package job
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 
 	"cursor-wrap/ptyproxy"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
@@ -158,15 +158,17 @@ func (j *Job) lateStdin(rec *sessionlog.Recorder) {
 	}
 }
 
-// lockedWriter serializes the writes of records from more than one
-// goroutine to a writer that is not safe for it (the demo's narrator).
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// lockedSink serializes the records written from more than one goroutine
+// to sinks that are not all safe for it (the demo's narrator).
+type lockedSink struct {
+	mu    sync.Mutex
+	sinks []sessionlog.Sink
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *lockedSink) Write(m redact.Masked) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	for _, s := range l.sinks {
+		s.Write(m)
+	}
 }

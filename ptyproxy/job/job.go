@@ -56,9 +56,9 @@ type Job struct {
 	// OnEvent is called with each line's event as the output is read,
 	// before the watchdog sees it; it must not block.
 	OnEvent func(stream.Event)
-	// Tap also receives every record of the session logs, redacted (the
+	// Tap also receives every record of the session logs, masked (the
 	// demo narrates from them).
-	Tap io.Writer
+	Tap sessionlog.Sink
 	// TraceParent is the caller's place in a trace (W3C traceparent:
 	// $TRACEPARENT, an MCP call's _meta.traceparent), the parent of the
 	// run's span when traces are exported; "" for none.
@@ -250,11 +250,11 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	j.mu.Lock()
 	j.log = logFile
 	j.mu.Unlock()
-	var sink io.Writer = logFile
+	sinks := []sessionlog.Sink{logFile}
 	if j.Tap != nil {
-		sink = &lockedWriter{w: io.MultiWriter(logFile, j.Tap)} // Stdin's feeder records too.
+		sinks = []sessionlog.Sink{&lockedSink{sinks: append(sinks, j.Tap)}} // Stdin's feeder records too.
 	}
-	rec := sessionlog.NewRecorder(j.telemetrySink(sink), j.redact)
+	rec := sessionlog.NewRecorder(j.redact, j.telemetrySinks(sinks)...)
 	command := j.commandRecord(run, n, args)
 	env := j.traced(&command)
 	rec.Write(command)

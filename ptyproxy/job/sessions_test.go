@@ -89,7 +89,7 @@ func writeLog(t *testing.T, dir, id string, held bool, start time.Time) {
 	} else {
 		defer f.Close()
 	}
-	rec := sessionlog.NewRecorder(f, nil)
+	rec := sessionlog.NewRecorder(nil, sessionlog.SinkTo(f))
 	rec.Write(sessionlog.Command{Attempt: 1, Agent: "cursor", Argv: []string{"-p", "written"}})
 	rec.Write(sessionlog.Start{Pid: 1})
 	f.WriteString(string(sessionlog.AppendEvent(nil, sessionlog.Event{Time: start, RecvTS: start.UnixMilli(), Type: "system", Subtype: "init", Raw: []byte(initLine(id))})))

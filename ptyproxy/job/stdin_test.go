@@ -94,7 +94,7 @@ func TestStdinClosedAfterTheWait(t *testing.T) {
 	t.Parallel()
 	j, w := pipeJob(t)
 	log := &logged{}
-	rec := sessionlog.NewRecorder(log, j.redact)
+	rec := sessionlog.NewRecorder(j.redact, sessionlog.SinkTo(log))
 	j.rec = rec
 	src := j.stdinSource(100 * time.Millisecond)
 	start := time.Now()

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -54,12 +53,12 @@ func (j *Job) startTelemetry() {
 	}
 }
 
-// telemetrySink adds the exporter to where an attempt's records go.
-func (j *Job) telemetrySink(sink io.Writer) io.Writer {
+// telemetrySinks adds the exporter to where an attempt's records go.
+func (j *Job) telemetrySinks(sinks []sessionlog.Sink) []sessionlog.Sink {
 	if j.export.exporter == nil {
-		return sink
+		return sinks
 	}
-	return io.MultiWriter(sink, j.export.exporter)
+	return append(sinks, j.export.exporter)
 }
 
 // traced gives the attempt of c its span in the run's trace: its command
@@ -78,7 +77,7 @@ func (j *Job) traced(c *sessionlog.Command) []string {
 // toTelemetry hands the exporter a record written to a log directly.
 func (j *Job) toTelemetry(rec sessionlog.Record) {
 	if j.export.exporter != nil {
-		sessionlog.NewRecorder(j.export.exporter, j.redact).Write(rec)
+		sessionlog.NewRecorder(j.redact, j.export.exporter).Write(rec)
 	}
 }
 

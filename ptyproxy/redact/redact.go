@@ -150,7 +150,14 @@ func (r *Redactor) Env(env []string) []string {
 }
 
 // Redact returns b with every secret masked; b itself when there is none.
-func (r *Redactor) Redact(b []byte) []byte {
+// Its callers move to Mask.
+func (r *Redactor) Redact(b []byte) []byte { return r.redact(b) }
+
+// redact returns b with every secret masked; b itself when there is none.
+func (r *Redactor) redact(b []byte) []byte {
+	if r == nil {
+		r = &Redactor{}
+	}
 	if !r.suspect(b) {
 		return b
 	}
@@ -390,7 +397,7 @@ func (rh redactHandler) WithGroup(name string) slog.Handler {
 	return redactHandler{rh.r, rh.h.WithGroup(name)}
 }
 
-func (rh redactHandler) text(s string) string { return string(rh.r.Redact([]byte(s))) }
+func (rh redactHandler) text(s string) string { return rh.r.MaskString(s).String() }
 
 // attr masks a value that can hold text; numbers, times and the like pass.
 func (rh redactHandler) attr(a slog.Attr) slog.Attr {

@@ -35,8 +35,8 @@ func TestRedact(t *testing.T) {
 		`auth eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcDEF123`:            `auth eyJ[REDACTED]`,
 		`a ghp_short token, and xghp_0123456789abcdefghij01 inside a word`:   `a ghp_short token, and xghp_0123456789abcdefghij01 inside a word`,
 	} {
-		if got := string(r.Redact([]byte(in))); got != want {
-			t.Errorf("Redact(%s)\n got %s\nwant %s", in, got, want)
+		if got := r.MaskString(in).String(); got != want {
+			t.Errorf("MaskString(%s)\n got %s\nwant %s", in, got, want)
 		}
 	}
 }
@@ -61,7 +61,23 @@ func TestOTLPHeaders(t *testing.T) {
 	r := New(nil, []string{"OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=hcteamkey123,dataset=runs01", "OTEL_EXPORTER_OTLP_TRACES_HEADERS=api-key=tracekey456"})
 	in := `curl -H "x-honeycomb-team: hcteamkey123" -H "api-key: tracekey456"`
 	want := `curl -H "x-honeycomb-team: [REDACTED]" -H "api-key: [REDACTED]"`
-	if got := string(r.Redact([]byte(in))); got != want {
-		t.Errorf("Redact(%s)\n got %s\nwant %s", in, got, want)
+	if got := r.MaskString(in).String(); got != want {
+		t.Errorf("MaskString(%s)\n got %s\nwant %s", in, got, want)
+	}
+}
+
+// TestMaskedOnlyFromARedactor: a nil Redactor masks the known shapes, and
+// the zero Masked is empty text.
+func TestMaskedOnlyFromARedactor(t *testing.T) {
+	t.Parallel()
+	var r *Redactor
+	if got := r.MaskString("key sk-ant-api03-ABCDEFGHIJKLMNOP").String(); got != "key sk-[REDACTED]" {
+		t.Errorf("a nil Redactor: %q", got)
+	}
+	if m := (Masked{}); m.String() != "" || m.Len() != 0 || m.Bytes() != nil {
+		t.Errorf("the zero Masked: %q", m.String())
+	}
+	if got := New(nil, []string{"DB_PASSWORD=hunter2hunter"}).Mask([]byte("pw hunter2hunter")); string(got.Bytes()) != "pw [REDACTED]" || got.Len() != len("pw [REDACTED]") {
+		t.Errorf("Mask: %q", got.Bytes())
 	}
 }

@@ -112,7 +112,7 @@ func BenchmarkRedact(b *testing.B) {
 			b.SetBytes(in.bytes)
 			b.ReportAllocs()
 			for b.Loop() {
-				r.Redact(recs)
+				r.Mask(recs)
 			}
 		})
 	}
@@ -123,7 +123,7 @@ func BenchmarkRedact(b *testing.B) {
 // waits for it).
 func BenchmarkWrite(b *testing.B) {
 	for _, in := range benchInputs(b) {
-		recs := in.records()
+		recs := masked(in.records())
 		b.Run(in.name, func(b *testing.B) {
 			f := Open(b.TempDir(), eventT, func(err error) { b.Error(err) })
 			b.SetBytes(in.bytes)

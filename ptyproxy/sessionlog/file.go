@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // A File is one attempt's log file. Records are queued by Write and written
@@ -136,12 +138,13 @@ func (l *File) Path() string {
 	return l.dir.join(l.name)
 }
 
-// Write queues one or more whole records. It never fails.
-func (l *File) Write(p []byte) (int, error) {
+// Write queues one or more whole records, masked. It never fails.
+func (l *File) Write(m redact.Masked) {
+	p := m.Bytes()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed || l.f == nil && l.failed {
-		return len(p), nil
+		return
 	}
 	// One record larger than the queue (a huge line full of escapes) is
 	// still taken when the queue is empty.
@@ -167,12 +170,11 @@ func (l *File) Write(p []byte) (int, error) {
 	}
 	if full() {
 		l.dropped += max(1, bytes.Count(p, []byte("\n")))
-		return len(p), nil
+		return
 	}
 	l.pending = appendCapped(l.pending, p)
 	l.queued++
 	l.cond.Broadcast()
-	return len(p), nil
 }
 
 // appendCapped appends p to b, growing b no further than maxPending (unless

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/scripts/testenv"
 )
 
@@ -28,9 +29,9 @@ func TestFileModesAndRename(t *testing.T) {
 	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106.jsonl" {
 		t.Errorf("name before the session id %s", got)
 	}
-	l.Write([]byte(`{"msg":"one"}` + "\n"))
+	l.Write(masked(`{"msg":"one"}` + "\n"))
 	l.Rename("abc") // taken: a suffix, never a replacement
-	l.Write([]byte(`{"msg":"two"}` + "\n"))
+	l.Write(masked(`{"msg":"two"}` + "\n"))
 	l.Close()
 	if got := filepath.Base(l.Path()); got != "cursor-wrap-1795646667106-abc-2.jsonl" {
 		t.Errorf("renamed to %s", got)
@@ -61,7 +62,7 @@ func TestSharedLogDir(t *testing.T) {
 	os.Mkdir(tmp, 0o777)
 	os.Chmod(tmp, 0o777|os.ModeSticky)
 	l := Open(tmp, t0, func(err error) { t.Errorf("report: %v", err) })
-	l.Write([]byte(`{"msg":"one"}` + "\n"))
+	l.Write(masked(`{"msg":"one"}` + "\n"))
 	l.Close()
 	private := filepath.Join(tmp, fmt.Sprintf("cursor-wrap-%d", os.Geteuid()))
 	if filepath.Dir(l.Path()) != private {
@@ -94,7 +95,7 @@ func TestPruneSparesRunning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	running := Open(dir, time.UnixMilli(100), nil)
-	running.Write([]byte("{}\n"))
+	running.Write(masked("{}\n"))
 	running.Sync()
 	for _, ms := range []int{200, 300, 400} {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("cursor-wrap-%d-x.jsonl", ms)), []byte("{}\n"), 0o600)
@@ -137,7 +138,7 @@ func TestUnwritableDir(t *testing.T) {
 	var errs []error
 	l := Open(filepath.Join(file, "logs"), t0, func(err error) { errs = append(errs, err) })
 	for range 100 {
-		l.Write([]byte("{}\n"))
+		l.Write(masked("{}\n"))
 	}
 	l.Rename("x")
 	l.Sync()
@@ -161,7 +162,7 @@ func TestFullDisk(t *testing.T) {
 	close(l.ready)
 	go l.loop()
 	for range 10 {
-		l.Write([]byte(`{"msg":"x"}` + "\n"))
+		l.Write(masked(`{"msg":"x"}` + "\n"))
 		l.Sync()
 	}
 	l.Close()
@@ -231,7 +232,7 @@ func TestSlowDiskWaits(t *testing.T) {
 	}()
 	const writes = 100 // 6.5 MB, three times the queue
 	for range writes {
-		l.Write(bigRecord)
+		l.Write(masked(bigRecord))
 	}
 	l.Close()
 	out := <-got
@@ -263,7 +264,7 @@ func TestStuckDiskDrops(t *testing.T) {
 	t.Parallel()
 	l, _ := pipeFile(t) // nobody reads the pipe: its 64 KiB fill, then writes block
 	for range 200 {
-		l.Write(bigRecord)
+		l.Write(masked(bigRecord))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -276,3 +277,6 @@ func TestStuckDiskDrops(t *testing.T) {
 		t.Errorf("dropped %d, lagging %v", l.dropped, l.lagging)
 	}
 }
+
+// masked is a record as a Redactor hands it to a File: these hold no secret.
+func masked[T string | []byte](s T) redact.Masked { return (*redact.Redactor)(nil).Mask([]byte(s)) }

@@ -15,20 +15,29 @@ import (
 	"cursor-wrap/ptyproxy/redact"
 )
 
-// A Recorder writes records to a session log, each with one Write, with
-// every secret the redactor knows masked. A nil Recorder writes nothing.
+// A Sink takes records, whole and masked: a session log's File, or
+// another reader of them (a job's tap). It takes only what a Redactor
+// masked.
+type Sink interface{ Write(redact.Masked) }
+
+// SinkTo makes w a Sink, for a reader of records that is not a log.
+func SinkTo(w io.Writer) Sink { return writerSink{w} }
+
+type writerSink struct{ w io.Writer }
+
+func (s writerSink) Write(m redact.Masked) { _, _ = s.w.Write(m.Bytes()) }
+
+// A Recorder writes records to sinks, each with one Write, with every
+// secret the redactor knows masked. A nil Recorder writes nothing.
 type Recorder struct {
-	w       io.Writer
+	sinks   []Sink
 	secrets *redact.Redactor
 }
 
-// NewRecorder returns a Recorder writing to w, masking secrets (nil: only
-// those of a known shape).
-func NewRecorder(w io.Writer, secrets *redact.Redactor) *Recorder {
-	if secrets == nil {
-		secrets = &redact.Redactor{}
-	}
-	return &Recorder{w: w, secrets: secrets}
+// NewRecorder returns a Recorder writing to sinks, masking secrets (nil:
+// only those of a known shape).
+func NewRecorder(secrets *redact.Redactor, sinks ...Sink) *Recorder {
+	return &Recorder{sinks: sinks, secrets: secrets}
 }
 
 // Write writes one record, stamped now.
@@ -36,7 +45,14 @@ func (r *Recorder) Write(rec Record) {
 	if r == nil {
 		return
 	}
-	_, _ = r.w.Write(r.secrets.Redact(encode(time.Now(), rec))) // The log reports its own failures.
+	r.write(r.secrets.Mask(encode(time.Now(), rec)))
+}
+
+// write gives a record to every sink. The log reports its own failures.
+func (r *Recorder) write(m redact.Masked) {
+	for _, s := range r.sinks {
+		s.Write(m)
+	}
 }
 
 // AppendEvent appends an event record, as the package's AppendEvent does,
@@ -45,7 +61,7 @@ func (r *Recorder) Write(rec Record) {
 func (r *Recorder) AppendEvent(b []byte, e Event) []byte {
 	valid := utf8.Valid(e.Raw)
 	if !valid {
-		e.Raw = r.secrets.Redact(e.Raw)
+		e.Raw = r.secrets.Mask(e.Raw).Bytes()
 		valid = utf8.Valid(e.Raw) // The mask may have taken the invalid bytes.
 	}
 	return appendEvent(b, e, valid)
@@ -82,7 +98,7 @@ func Append(path string, r *redact.Redactor, rec Record) error {
 		return err // The path is in it.
 	}
 	// One write with O_APPEND: whole, after whatever the attempt wrote.
-	_, err = f.Write(r.Redact(encode(time.Now(), rec)))
+	_, err = f.Write(r.Mask(encode(time.Now(), rec)).Bytes())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -97,7 +113,7 @@ func (r *Recorder) Events(p []byte) {
 	if r == nil || len(p) == 0 {
 		return
 	}
-	_, _ = r.w.Write(r.secrets.Redact(p)) // The log reports its own failures.
+	r.write(r.secrets.Mask(p))
 }
 
 // appendHeader starts a record as slog's JSON handler does.

@@ -14,7 +14,7 @@ func TestRedactedRecords(t *testing.T) {
 	t.Parallel()
 	r := redact.New(nil, []string{"ANTHROPIC_API_KEY=quote\"and\\slash"})
 	var b bytes.Buffer
-	rec := NewRecorder(&b, r)
+	rec := NewRecorder(r, SinkTo(&b))
 	rec.Write(Stderr{Line: `{"text":"the key is quote\"and\\slash"}`})
 	rec.Write(OnHang{Command: "X=quote\"and\\slash"})
 	if strings.Contains(b.String(), "and\\\\slash") || strings.Count(b.String(), "[REDACTED]") != 2 {
@@ -27,7 +27,7 @@ func TestRedactedRecords(t *testing.T) {
 func TestRedactBase64(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	rec := NewRecorder(&b, redact.New([]string{"--api-key", "key_live_0123456789"}, nil))
+	rec := NewRecorder(redact.New([]string{"--api-key", "key_live_0123456789"}, nil), SinkTo(&b))
 	line := []byte("\xff bad byte, then sk-ant-api03-ABCDEFGHIJKLMNOP and key_live_0123456789")
 	rec.Events(rec.AppendEvent(nil, Event{Raw: line, Len: int64(len(line))}))
 	_, r, err := Decode(b.Bytes())

@@ -100,7 +100,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 
 func write(rec sessionlog.Record) []byte {
 	var b bytes.Buffer
-	sessionlog.NewRecorder(&b, nil).Write(rec)
+	sessionlog.NewRecorder(nil, sessionlog.SinkTo(&b)).Write(rec)
 	return b.Bytes()
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/reaper"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 )
 
@@ -67,8 +68,9 @@ func Start(s Settings) *Exporter {
 }
 
 // Write queues whole records (one or more lines, as the log is given
-// them). It never fails and never waits for the exporter.
-func (e *Exporter) Write(p []byte) (int, error) {
+// them), masked. It never fails and never waits for the exporter.
+func (e *Exporter) Write(m redact.Masked) {
+	p := m.Bytes()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
@@ -79,7 +81,6 @@ func (e *Exporter) Write(p []byte) (int, error) {
 		e.queue = append(e.queue, p...)
 		e.cond.Broadcast()
 	}
-	return len(p), nil
 }
 
 // run starts the process and feeds it until Close.
@@ -107,7 +108,7 @@ func (e *Exporter) run() {
 		e.dropped = 0
 		e.mu.Unlock()
 		if dropped > 0 {
-			sessionlog.NewRecorder(e.stdin, nil).Write(sessionlog.LogDropped{Records: dropped})
+			sessionlog.NewRecorder(nil, sessionlog.SinkTo(e.stdin)).Write(sessionlog.LogDropped{Records: dropped})
 		}
 		_, err := e.stdin.Write(buf)
 		e.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/config"
+	"cursor-wrap/ptyproxy/redact"
 )
 
 func TestParseTraceParent(t *testing.T) {
@@ -100,8 +101,7 @@ func settings(flush time.Duration) Settings {
 func TestStuckExporter(t *testing.T) {
 	exporterOnPath(t, "exec sleep 60")
 	e := Start(settings(500 * time.Millisecond))
-	line := bytes.Repeat([]byte("x"), 1023)
-	line = append(line, '\n')
+	line := (*redact.Redactor)(nil).Mask(append(bytes.Repeat([]byte("x"), 1023), '\n'))
 	// The exporter never reads: writes that waited for it would never end.
 	wrote := make(chan struct{})
 	go func() {
@@ -131,7 +131,7 @@ func TestExporterReports(t *testing.T) {
 	exporterOnPath(t, `n=$(wc -l); echo "{\"signal\":\"traces\",\"error\":\"got $n records\"}"`)
 	e := Start(settings(10 * time.Second))
 	for range 3 {
-		e.Write([]byte("{}\n"))
+		e.Write((*redact.Redactor)(nil).Mask([]byte("{}\n")))
 	}
 	failures := e.Close()
 	if len(failures) != 1 || failures[0].Signal != "traces" || strings.TrimSpace(failures[0].Error) != "got 3 records" {

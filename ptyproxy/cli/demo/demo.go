@@ -17,6 +17,7 @@ import (
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/fakeagent"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 )
@@ -154,8 +155,8 @@ func (n *narrator) at(t time.Time) string {
 }
 
 // Write takes session log records, one JSON line each.
-func (n *narrator) Write(p []byte) (int, error) {
-	for line := range bytes.Lines(p) {
+func (n *narrator) Write(m redact.Masked) {
+	for line := range bytes.Lines(m.Bytes()) {
 		h, rec, err := sessionlog.Decode(line)
 		if err != nil {
 			continue
@@ -166,7 +167,6 @@ func (n *narrator) Write(p []byte) (int, error) {
 		}
 		n.record(h.Time, rec)
 	}
-	return len(p), nil
 }
 
 // event narrates one line of the agent's output.

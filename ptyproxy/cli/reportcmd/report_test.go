@@ -42,7 +42,7 @@ func run(args ...string) (stdout, stderr string, code int) {
 func writeLog(t *testing.T, dir, agent, run string, n int, end ...sessionlog.Record) {
 	t.Helper()
 	var b bytes.Buffer
-	rec := sessionlog.NewRecorder(&b, nil)
+	rec := sessionlog.NewRecorder(nil, sessionlog.SinkTo(&b))
 	rec.Write(&sessionlog.Command{Attempt: n, Run: run, Agent: agent, Path: "/bin/" + agent, Argv: []string{"-p", "the prompt"}, Watch: "events"})
 	rec.Write(&sessionlog.Start{Pid: 1 << 30, TickMS: 5000})
 	for _, r := range end {

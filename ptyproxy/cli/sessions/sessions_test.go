@@ -43,7 +43,7 @@ func run(args ...string) (stdout, stderr string, code int) {
 func writeLog(t *testing.T, dir string, n int, id string, end ...sessionlog.Record) {
 	t.Helper()
 	var b bytes.Buffer
-	rec := sessionlog.NewRecorder(&b, nil)
+	rec := sessionlog.NewRecorder(nil, sessionlog.SinkTo(&b))
 	rec.Write(&sessionlog.Command{Attempt: 1, Run: id, Agent: "cursor", Path: "/bin/cursor-agent",
 		Argv: []string{"--print", "--output-format", "stream-json", "-p", id + " prompt"}, Watch: "events"})
 	rec.Write(&sessionlog.Start{Pid: 1 << 30, TickMS: 5000})

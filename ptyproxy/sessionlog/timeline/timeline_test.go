@@ -98,7 +98,7 @@ func TestAppendAfterClose(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	f := sessionlog.Open(dir, time.Now(), func(err error) { t.Error(err) })
-	rec := sessionlog.NewRecorder(f, nil)
+	rec := sessionlog.NewRecorder(nil, f)
 	rec.Write(sessionlog.Command{Attempt: 1, Agent: "cursor"})
 	rec.Write(sessionlog.Start{Pid: 42})
 	rec.Write(sessionlog.Exit{End: sessionlog.End{Cause: "exited"}})

@@ -43,7 +43,7 @@ func events(lines ...string) []byte {
 func writeRun(t *testing.T) []byte {
 	t.Helper()
 	var log bytes.Buffer
-	rec := sessionlog.NewRecorder(&log, redact.New(nil, []string{"DB_PASSWORD=" + secret}))
+	rec := sessionlog.NewRecorder(redact.New(nil, []string{"DB_PASSWORD=" + secret}), sessionlog.SinkTo(&log))
 	trace := func(span string) *sessionlog.Trace {
 		return &sessionlog.Trace{TraceParent: "00-" + traceID + "-" + span + "-01", RunSpan: runSpan, Parent: caller}
 	}
