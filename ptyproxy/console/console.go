@@ -15,13 +15,16 @@ import (
 	"time"
 	"unicode"
 
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/stream"
 )
 
 // Console owns the wrapper's stderr: the agent's stderr passes through it,
 // the wrapper's messages are written as lines starting "cursor-wrap: ", and
-// a status line may be drawn below them. The status line is erased before
-// anything else is written and redrawn by the next status update.
+// a status line may be drawn below them. The wrapper's own text reaches it
+// only masked (redact.Masked); the agent's stderr is the agent's, as is.
+// The status line is erased before anything else is written and redrawn
+// by the next status update.
 //
 // # Never in the way
 //
@@ -67,8 +70,8 @@ type Console struct {
 }
 
 type item struct {
-	agent bool // the agent's stderr, as is; else a line of the wrapper's
-	b     []byte
+	agent []byte        // the agent's stderr, as is
+	line  redact.Masked // or a line of the wrapper's
 }
 
 // maxQueued bounds the agent's stderr that waits for stderr, and
@@ -99,6 +102,9 @@ func New(w io.Writer, tty bool, width func() int) *Console {
 // Write passes the agent's stderr through unchanged. It waits for room in
 // the queue, never for stderr itself once the bytes are queued.
 func (c *Console) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.queued > 0 && c.queued+len(p) > maxQueued && !c.closed {
@@ -107,28 +113,28 @@ func (c *Console) Write(p []byte) (int, error) {
 	if c.closed {
 		return len(p), nil
 	}
-	c.push(item{agent: true, b: bytes.Clone(p)})
+	c.push(item{agent: bytes.Clone(p)})
 	return len(p), nil
 }
 
 // line queues one message line of the wrapper's own, or drops it when
 // stderr is not keeping up.
-func (c *Console) line(b []byte) {
+func (c *Console) line(m redact.Masked) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.said+len(b) > maxSaid {
+	if c.closed || c.said+m.Len() > maxSaid {
 		c.dropped++
 		return
 	}
-	c.push(item{b: b})
+	c.push(item{line: m})
 }
 
 func (c *Console) push(it item) {
 	c.queue = append(c.queue, it)
-	if it.agent {
-		c.queued += len(it.b)
+	if it.agent != nil {
+		c.queued += len(it.agent)
 	} else {
-		c.said += len(it.b)
+		c.said += it.line.Len()
 	}
 	c.cond.Broadcast()
 }
@@ -146,14 +152,14 @@ func (c *Console) written(agent bool, n int) {
 	c.cond.Broadcast()
 }
 
-// Status draws s as the status line, truncated to the terminal's width,
+// Status draws m as the status line, truncated to the terminal's width,
 // with control characters taken out. It does nothing unless the console
-// is a terminal; "" erases it. Only the newest status is drawn.
-func (c *Console) Status(s string) {
+// is a terminal; an empty one erases it. Only the newest status is drawn.
+func (c *Console) Status(m redact.Masked) {
 	if !c.tty {
 		return
 	}
-	s = stream.Cut(printable(s), c.width()-1)
+	s := stream.Cut(printable(m.String()), c.width()-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = &s
@@ -263,22 +269,22 @@ func (c *Console) run() {
 		c.screen.Lock()
 		for _, it := range queue {
 			c.erase()
-			if it.agent {
+			if it.agent != nil {
 				// In pieces, each making room: the agent's stderr waits only
 				// for the reader, never for the rest of the queue.
-				for b := it.b; len(b) > 0; b = b[min(piece, len(b)):] {
+				for b := it.agent; len(b) > 0; b = b[min(piece, len(b)):] {
 					c.write(b[:min(piece, len(b))])
 					c.written(true, min(piece, len(b)))
 				}
 				continue
 			}
-			b := it.b
+			b := it.line.Bytes()
 			if !c.lineStart || c.stdoutMid {
 				// Never glue a message to a partial line.
 				b = append([]byte{'\n'}, b...)
 			}
 			c.write(b)
-			c.written(false, len(it.b))
+			c.written(false, it.line.Len())
 		}
 		if dropped > 0 {
 			c.erase()
@@ -370,15 +376,17 @@ func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bid
 
 // Handler returns a slog.Handler that writes records at level or above as
 // "cursor-wrap: message key=value …" lines, control characters shown as
-// escapes. Put it behind a Redactor's Handler.
-func (c *Console) Handler(level slog.Leveler) slog.Handler {
-	return &consoleHandler{c: c, level: level}
+// escapes, each line masked by secrets (nil: the secrets of a known shape
+// only).
+func (c *Console) Handler(level slog.Leveler, secrets *redact.Redactor) slog.Handler {
+	return &consoleHandler{c: c, level: level, secrets: secrets}
 }
 
 type consoleHandler struct {
-	c     *Console
-	level slog.Leveler
-	attrs []slog.Attr
+	c       *Console
+	level   slog.Leveler
+	secrets *redact.Redactor
+	attrs   []slog.Attr
 }
 
 func (h *consoleHandler) Enabled(_ context.Context, l slog.Level) bool {
@@ -408,7 +416,7 @@ func (h *consoleHandler) Handle(_ context.Context, rec slog.Record) error {
 	}
 	rec.Attrs(write)
 	b.WriteByte('\n')
-	h.c.line(b.Bytes())
+	h.c.line(h.secrets.Mask(b.Bytes()))
 	return nil
 }
 

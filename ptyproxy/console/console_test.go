@@ -26,14 +26,14 @@ func TestConsoleStatusLine(t *testing.T) {
 	var b bytes.Buffer
 	c := New(&b, true, func() int { return 20 })
 	for _, step := range []func(){
-		func() { c.Status("cursor-wrap 1s | thinking | silent 0s") },
+		func() { c.Status(text("cursor-wrap 1s | thinking | silent 0s")) },
 		func() { c.Write([]byte("agent stderr\n")) },
-		func() { c.Status("cursor-wrap 2s") },
+		func() { c.Status(text("cursor-wrap 2s")) },
 		func() { c.Write([]byte("partial")) },
-		func() { c.Status("not drawn mid-line") },
-		func() { slog.New(c.Handler(slog.LevelInfo)).Info("hello", "k", "v w") },
-		func() { slog.New(c.Handler(slog.LevelInfo)).Debug("hidden") },
-		func() { c.Status("") },
+		func() { c.Status(text("not drawn mid-line")) },
+		func() { slog.New(c.Handler(slog.LevelInfo, nil)).Info("hello", "k", "v w") },
+		func() { slog.New(c.Handler(slog.LevelInfo, nil)).Debug("hidden") },
+		func() { c.Status(text("")) },
 	} {
 		step()
 		settle(c)
@@ -51,10 +51,12 @@ func TestConsoleNoTTY(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	c := New(&b, false, nil)
-	c.Status("never drawn")
-	slog.New(redact.New([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn))).Warn("bad key abcdef123456")
+	c.Status(text("never drawn"))
+	slog.New(redact.New([]string{"--api-key", "abcdef123456"}, nil).Handler(c.Handler(slog.LevelWarn, nil))).Warn("bad key abcdef123456")
+	// The console masks each line with its own redactor too.
+	slog.New(c.Handler(slog.LevelWarn, redact.New([]string{"--api-key", "abcdef123456"}, nil))).Warn("again", "key", "abcdef123456")
 	c.Close(time.Second)
-	if b.String() != "cursor-wrap: warning: bad key [REDACTED]\n" {
+	if b.String() != "cursor-wrap: warning: bad key [REDACTED]\ncursor-wrap: warning: again key=[REDACTED]\n" {
 		t.Errorf("wrote %q", b.String())
 	}
 }
@@ -71,7 +73,7 @@ func TestConsoleBlockedStderr(t *testing.T) {
 	t.Parallel()
 	w := blocked{}
 	c := New(w, false, nil)
-	log := slog.New(c.Handler(slog.LevelInfo))
+	log := slog.New(c.Handler(slog.LevelInfo, nil))
 	start := time.Now()
 	for range 10_000 {
 		log.Info(strings.Repeat("m", 100))
@@ -106,13 +108,13 @@ func TestConsoleSharedStdout(t *testing.T) {
 	var b bytes.Buffer
 	c := New(&b, true, func() int { return 80 })
 	out := c.Stdout(&b, true)
-	c.Status("cursor-wrap 1s | thinking")
+	c.Status(text("cursor-wrap 1s | thinking"))
 	settle(c)
 	io.WriteString(out, `{"type":"thinking"}`)
-	c.Status("cursor-wrap 2s | thinking")
+	c.Status(text("cursor-wrap 2s | thinking"))
 	settle(c)
 	io.WriteString(out, "\n")
-	c.Status("cursor-wrap 3s | thinking")
+	c.Status(text("cursor-wrap 3s | thinking"))
 	settle(c)
 	c.Close(time.Second)
 	want := "\rcursor-wrap 1s | thinking\x1b[K\r\x1b[K" + `{"type":"thinking"}` + "\n" + "\rcursor-wrap 3s | thinking\x1b[K"
@@ -148,16 +150,16 @@ func TestConsoleHold(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	c := New(&b, true, func() int { return 80 })
-	c.Status("cursor-wrap 1s")
+	c.Status(text("cursor-wrap 1s"))
 	settle(c)
 	c.Hold(time.Second)
 	if want := "\rcursor-wrap 1s\x1b[K\r\x1b[K"; b.String() != want {
 		t.Errorf("after Hold: %q, want %q", b.String(), want)
 	}
-	c.Status("cursor-wrap 2s")
+	c.Status(text("cursor-wrap 2s"))
 	settle(c)
 	c.Release()
-	c.Status("cursor-wrap 3s")
+	c.Status(text("cursor-wrap 3s"))
 	settle(c)
 	c.Close(time.Second)
 	if want := "\rcursor-wrap 1s\x1b[K\r\x1b[K\rcursor-wrap 3s\x1b[K"; b.String() != want {
@@ -190,7 +192,7 @@ func TestConsoleSlowReader(t *testing.T) {
 	agent := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16)
 	c.Write(agent)
 	c.Write([]byte("FATAL: the end\n"))
-	slog.New(c.Handler(slog.LevelInfo)).Info("session finished")
+	slog.New(c.Handler(slog.LevelInfo, nil)).Info("session finished")
 	start := time.Now()
 	if n := c.Close(time.Second); n != 0 {
 		t.Errorf("Close left %d bytes unwritten", n)
@@ -234,7 +236,7 @@ func TestConsoleGivesUp(t *testing.T) {
 	c.Write(make([]byte, 100))
 	settleTaken(c)                       // The writer took it, and waits on the gate from now.
 	c.Write(make([]byte, maxQueued-100)) // All the agent's room left.
-	slog.New(c.Handler(slog.LevelInfo)).Info("the summary")
+	slog.New(c.Handler(slog.LevelInfo, nil)).Info("the summary")
 	n := c.Close(time.Second)
 	if took := time.Since(start); took < time.Second || took > 5*time.Second {
 		t.Errorf("Close gave up %v after the writer took its work, want the stall", took)
@@ -256,3 +258,6 @@ func settleTaken(c *Console) {
 		c.cond.Wait()
 	}
 }
+
+// text is a status line as the wrapper hands it over: masked.
+func text(s string) redact.Masked { return (*redact.Redactor)(nil).MaskString(s) }

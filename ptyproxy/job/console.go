@@ -18,7 +18,7 @@ import (
 // command's secrets on top.
 func Diagnostics(w io.Writer, level slog.Leveler) slog.Handler {
 	out := console.New(w, false, nil)
-	return redact.New(nil, os.Environ()).Handler(out.Handler(level))
+	return out.Handler(level, redact.New(nil, os.Environ()))
 }
 
 // StderrUnwritten records, in the log of the run's last attempt, that the

@@ -421,6 +421,12 @@ func (j *Job) Redact(b []byte) []byte {
 	return j.redact.Redact(b)
 }
 
+// Mask masks the command's secrets in s, as the log and the console do.
+func (j *Job) Mask(s string) redact.Masked {
+	j.init()
+	return j.redact.MaskString(s)
+}
+
 func (j *Job) init() {
 	j.setup.Do(func() {
 		j.redact = redact.New(j.Cmd.Args, j.Cmd.Env)

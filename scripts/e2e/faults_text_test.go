@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,24 @@ func TestFaultWebhookTokenInItsQuery(t *testing.T) {
 				t.Errorf("the webhook's token is in %s:\n%s", where, text)
 			}
 		}
+	}
+}
+
+// TestConfigWatcherMasksItsMessages: the config watcher's lines on the
+// console (a reload refused, with the value that was wrong) were written
+// through a console handler that masked nothing, beside the job's, which
+// masked. Every console line now passes the redactor: a token pasted into
+// the wrong key is masked in the refusal.
+func TestConfigWatcherMasksItsMessages(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ"
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	save(t, cfg, "hard_timeout = \"3s\"\n")
+	w := startWatched(t, cfg)
+	save(t, cfg, "hard_timeout = \"3s\"\nnotify_on = [\""+token+"\"]\n")
+	w.waitLine(t, "config not reloaded")
+	w.hung(t, "deadline")
+	if strings.Contains(w.stderr.String(), token) || !strings.Contains(w.stderr.String(), "ghp_[REDACTED]") {
+		t.Errorf("stderr:\n%s", w.stderr.String())
 	}
 }

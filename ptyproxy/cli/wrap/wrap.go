@@ -29,6 +29,7 @@ import (
 	"cursor-wrap/ptyproxy/console"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/reaper"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
 )
@@ -90,14 +91,17 @@ func Run(env *cli.Env, args []string) int {
 	// as stdout is: a slow reader gets the end of the agent's stderr and
 	// the summary line.
 	defer stderr.Close(ptyproxy.Stall)
-	messages := slog.New(stderr.Handler(live.Level()))
+	// The console masks every line with the command's secrets, the job's
+	// too, and the config watcher's, which speak before the job does.
+	secrets := redact.New(cmd.Args, cmd.Env)
+	messages := slog.New(stderr.Handler(live.Level(), secrets))
 	for _, w := range cli.UnknownEnv(os.Environ()) {
 		messages.Warn(w)
 	}
 	size, resize, getSize := watchSize(out, errFd, in)
 	stdout := stderr.Stdout(env.Stdout, out >= 0 && errFd >= 0 && ptyproxy.SameTerminal(out, errFd))
 	j := &job.Job{
-		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level()),
+		Cmd: cmd, Live: live, Console: stderr.Handler(live.Level(), secrets),
 		IO: ptyproxy.IO{Stdout: stdout, Stderr: stderr, Signals: ptyproxy.Signals(), WinSize: size, Resize: resize,
 			Stops: ptyproxy.JobStops(), Terminal: jobTerminal{stderr, getSize}},
 		TraceParent: os.Getenv("TRACEPARENT"), // as CI systems and orchestrators pass it
@@ -114,7 +118,7 @@ func Run(env *cli.Env, args []string) int {
 	if live.Config().Status {
 		var latest atomic.Pointer[ptyproxy.Status]
 		j.OnStatus = func(st ptyproxy.Status) { latest.Store(&st) }
-		stopStatus = drawStatus(stderr, errFd, &latest, cmd.Profile, j.Redact)
+		stopStatus = drawStatus(stderr, errFd, &latest, cmd.Profile, j.Mask)
 		defer stopStatus()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -221,7 +225,7 @@ func inspectCommand(env *cli.Env, logPath string) string {
 // a second, on a terminal only (stderr's, at fd), in the words of the
 // agent's profile, with the command's secrets masked (a tool call's
 // command can hold one); the returned func erases it for good.
-func drawStatus(stderr *console.Console, fd int, latest *atomic.Pointer[ptyproxy.Status], profile *stream.Profile, redact func([]byte) []byte) func() {
+func drawStatus(stderr *console.Console, fd int, latest *atomic.Pointer[ptyproxy.Status], profile *stream.Profile, mask func(string) redact.Masked) func() {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -231,12 +235,12 @@ func drawStatus(stderr *console.Console, fd int, latest *atomic.Pointer[ptyproxy
 		for {
 			select {
 			case <-done:
-				stderr.Status("")
+				stderr.Status(redact.Masked{})
 				return
 			case now := <-tick.C:
 				// In the background (bg) the terminal is the shell's.
 				if st := latest.Load(); st != nil && !background(fd) {
-					stderr.Status(string(redact([]byte(st.Line(now, profile)))))
+					stderr.Status(mask(st.Line(now, profile)))
 				}
 			}
 		}
