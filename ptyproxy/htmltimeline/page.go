@@ -5,6 +5,7 @@
 package htmltimeline
 
 import (
+	"bytes"
 	"cmp"
 	_ "embed"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
@@ -74,9 +76,18 @@ type page struct {
 	Stopped                         []string
 }
 
-// Write writes the page for a run's attempts, first attempt first (see
-// timeline's Attempts). Silences at least gap long are shaded.
-func Write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
+// Page is the page for a run's attempts, first attempt first (see
+// timeline's Attempts), masked: the logs it is drawn from were masked as
+// they were written, and what is known of a secret's shape is masked
+// again. Silences at least gap long are shaded.
+func Page(run []*timeline.Timeline, gap time.Duration) (redact.Masked, error) {
+	var b bytes.Buffer
+	err := write(&b, run, gap)
+	return (*redact.Redactor)(nil).Mask(b.Bytes()), err
+}
+
+// write writes the page for a run's attempts.
+func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 	if len(run) == 0 {
 		return fmt.Errorf("no attempt to draw")
 	}

@@ -1,7 +1,6 @@
 package htmltimeline
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -18,11 +17,11 @@ func ms(d time.Duration) timeline.Millis { return timeline.Millis(d) }
 
 func draw(t *testing.T, gap time.Duration, run ...*timeline.Timeline) string {
 	t.Helper()
-	var b bytes.Buffer
-	if err := Write(&b, run, gap); err != nil {
+	page, err := Page(run, gap)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return page.String()
 }
 
 // TestHostileStaysText puts markup wherever the log's words reach the page
@@ -170,11 +169,11 @@ func FuzzPageMarkup(f *testing.F) {
 			Exit:    &timeline.Ended{At: ms(2 * time.Minute), AgentCode: &code, Cause: a, Status: &code},
 			Answer:  c,
 		}
-		var buf bytes.Buffer
-		if err := Write(&buf, []*timeline.Timeline{tl}, 10*time.Second); err != nil {
+		page, err := Page([]*timeline.Timeline{tl}, 10*time.Second)
+		if err != nil {
 			f.Fatal(err)
 		}
-		return buf.String()
+		return page.String()
 	}
 	markup := func(s string) int { return strings.Count(s, "<") + strings.Count(s, ">") }
 	plain := markup(page("x", "x", "x"))

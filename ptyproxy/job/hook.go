@@ -34,16 +34,18 @@ func (j *Job) onHang(command string, res Result, rec *sessionlog.Recorder) {
 		"time": res.Ended, "msg": sessionlog.MsgHangDetected, "session_id": res.SessionID,
 		"attempt": res.Attempts, "log": res.LogPath, "reason": res.Reason,
 	})
-	env := append(os.Environ(),
-		"CURSOR_WRAP_LOG="+res.LogPath,
-		"CURSOR_WRAP_SESSION_ID="+res.SessionID,
-		"CURSOR_WRAP_EXIT="+strconv.Itoa(res.End.Status))
+	env := os.Environ()
+	for _, v := range []struct{ name, value string }{
+		{"CURSOR_WRAP_LOG", res.LogPath}, {"CURSOR_WRAP_SESSION_ID", res.SessionID}, {"CURSOR_WRAP_EXIT", strconv.Itoa(res.End.Status)},
+	} {
+		env = append(env, v.name+"="+j.redact.MaskString(v.value).String())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), OnHangTimeout)
 	defer cancel()
 	cmd := reaper.CommandContext(ctx, "/bin/sh", "-c", command)
 	cmd.KillGroup() // The shell and what it started, in its group or not.
 	cmd.Keep = onHangKeep
-	cmd.Env, cmd.Stdin = env, bytes.NewReader(j.redact.Redact(append(record, '\n')))
+	cmd.Env, cmd.Stdin = env, bytes.NewReader(j.redact.Mask(append(record, '\n')).Bytes())
 	output, err := cmd.CombinedOutput()
 	if err != nil && cmd.Process == nil {
 		err = fmt.Errorf("cannot start it: %w", err)

@@ -435,6 +435,6 @@ func (j *Job) init() {
 			console = slog.DiscardHandler
 		}
 		j.console = slog.New(j.redact.Handler(console))
-		j.notes.sender = &notify.Sender{Redact: j.redact.Redact, Report: j.delivered}
+		j.notes.sender = &notify.Sender{Secrets: j.redact, Report: j.delivered}
 	})
 }

@@ -1,7 +1,6 @@
 package notify
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // results passes on what a Sender reports.
@@ -71,18 +72,18 @@ func TestWebhook(t *testing.T) {
 	t.Parallel()
 	srv, posts := server(t)
 	res := newResults()
-	s := &Sender{Report: res.report, Redact: func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("tests"), []byte("[REDACTED]")) }}
+	s := &Sender{Report: res.report, Secrets: redact.New(nil, []string{"TEST_TOKEN=the tests"})}
 	s.Send([]string{srv.URL + "/hooks/T000/secret"}, message())
 	p := <-posts
 	var body map[string]any
 	if err := json.Unmarshal(p.body, &body); err != nil {
 		t.Fatalf("body %s: %v", p.body, err)
 	}
-	want := "cursor-wrap: cursor hung: no output for 5m0s. Session s-1 in /w, prompt \"fix the [REDACTED]\""
+	want := "cursor-wrap: cursor hung: no output for 5m0s. Session s-1 in /w, prompt \"fix [REDACTED]\""
 	if body["text"] != want || body["content"] != want {
 		t.Errorf("text %q, content %q\nwant %q", body["text"], body["content"], want)
 	}
-	for k, v := range map[string]string{"event": "hang", "agent": "cursor", "session_id": "s-1", "prompt": "fix the [REDACTED]", "cwd": "/w",
+	for k, v := range map[string]string{"event": "hang", "agent": "cursor", "session_id": "s-1", "prompt": "fix [REDACTED]", "cwd": "/w",
 		"reason": "no output for 5m0s", "log": "/logs/x.jsonl", "resume": "cursor-wrap --agent cursor -- --resume s-1 continue"} {
 		if body[k] != v {
 			t.Errorf("%s = %v, want %q", k, body[k], v)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/reaper"
+	"cursor-wrap/ptyproxy/redact"
 )
 
 // Timeouts of a delivery.
@@ -35,8 +36,9 @@ const (
 // A Sender delivers messages: each target of each message in a goroutine
 // of its own, with RequestTimeout per try and one retry.
 type Sender struct {
-	// Redact masks secrets in all that is sent.
-	Redact func([]byte) []byte
+	// Secrets masks what is sent: every delivery takes only masked text
+	// (nil: the secrets of a known shape only).
+	Secrets *redact.Redactor
 	// Report hears how each delivery ended, once, from its goroutine or
 	// from Wait.
 	Report func(Result)
@@ -89,8 +91,8 @@ const (
 
 // Send delivers m to each target. It returns at once.
 func (s *Sender) Send(targets []string, m Message) {
-	body := s.redact(m.body())
-	title, text := s.redact([]byte(m.Title())), s.redact([]byte(m.summary()))
+	body := s.Secrets.Mask(m.body())
+	title, text := s.Secrets.MaskString(m.Title()), s.Secrets.MaskString(m.summary())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inFlight == nil {
@@ -101,20 +103,13 @@ func (s *Sender) Send(targets []string, m Message) {
 		d := &delivery{result: Result{Event: m.Event, Target: Label(t), Log: m.Log}, start: time.Now()}
 		d.ctx, d.cancel = context.WithCancel(context.Background())
 		s.inFlight[d] = true
-		go s.deliver(d, t, body, string(title), string(text))
+		go s.deliver(d, t, body, title, text)
 	}
-}
-
-func (s *Sender) redact(b []byte) []byte {
-	if s.Redact == nil {
-		return b
-	}
-	return s.Redact(b)
 }
 
 // deliver makes at most two tries, then reports, unless Wait ended it
 // first.
-func (s *Sender) deliver(d *delivery, target string, body []byte, title, text string) {
+func (s *Sender) deliver(d *delivery, target string, body, title, text redact.Masked) {
 	defer d.cancel()
 	timeout, pause := cmp.Or(s.timeout, RequestTimeout), cmp.Or(s.pause, retryPause)
 	var status int
@@ -160,19 +155,19 @@ var webhookClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Requ
 // post sends one POST. A server that shows ntfy's headers shows the text
 // line under the title (ntfy 2.10 and later fill the message from the
 // JSON; older ones show the body); others ignore them.
-func (s *Sender) post(ctx context.Context, d *delivery, target string, body []byte, title string) (int, error) {
+func (s *Sender) post(ctx context.Context, d *delivery, target string, body, title redact.Masked) (int, error) {
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
 		if w.Err == nil {
 			s.move(d, awaiting, 0, nil)
 		}
 	}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body.Bytes()))
 	if err != nil {
 		return 0, errURL(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "cursor-wrap")
-	req.Header.Set("X-Title", title)
+	req.Header.Set("X-Title", title.String())
 	req.Header.Set("X-Template", "yes")
 	req.Header.Set("X-Message", "{{.text}}")
 	resp, err := webhookClient.Do(req)
@@ -185,7 +180,7 @@ func (s *Sender) post(ctx context.Context, d *delivery, target string, body []by
 		return resp.StatusCode, fmt.Errorf("HTTP %d: a redirect, not followed (the message would go to another URL): give the webhook's final URL", resp.StatusCode)
 	}
 	if resp.StatusCode/100 != 2 {
-		line, _, _ := strings.Cut(strings.TrimSpace(string(s.redact(answer))), "\n")
+		line, _, _ := strings.Cut(strings.TrimSpace(s.Secrets.Mask(answer).String()), "\n")
 		if r := []rune(line); len(r) > 100 {
 			line = string(r[:100]) + "…"
 		}
@@ -196,7 +191,7 @@ func (s *Sender) post(ctx context.Context, d *delivery, target string, body []by
 
 // desktop shows a desktop notification: notify-send (Linux), else
 // osascript (macOS).
-func (s *Sender) desktop(ctx context.Context, title, text string) error {
+func (s *Sender) desktop(ctx context.Context, title, text redact.Masked) error {
 	name, args, err := desktopCommand(title, text)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@
 package inspect
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -122,8 +121,8 @@ func Run(env *cli.Env, args []string) int {
 
 // writeHTML writes the page of a run's attempts to out ("" for stdout).
 func writeHTML(env *cli.Env, run []*timeline.Timeline, out string, gap time.Duration) int {
-	var page bytes.Buffer
-	if err := htmltimeline.Write(&page, run, gap); err != nil {
+	page, err := htmltimeline.Page(run, gap)
+	if err != nil {
 		return env.Fail(1, "%v", err)
 	}
 	if out == "" {
