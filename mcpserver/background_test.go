@@ -323,7 +323,7 @@ func TestRetentionMemory(t *testing.T) {
 		if !s.reg.add(r) {
 			t.Fatalf("run %d refused", i)
 		}
-		r.final = &final{state: stateFinished, structured: json.RawMessage(`"` + strings.Repeat("x", size) + `"`)}
+		r.final = &final{state: stateFinished, structured: seal(nil, strings.Repeat("x", size))}
 		r.endedAt = time.Now()
 		s.reg.ended(r)
 	}

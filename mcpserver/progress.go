@@ -140,7 +140,7 @@ func (r *run) follow(ctx context.Context, ss *mcp.ServerSession, token any, unti
 			if key, text := describe(r.view(), now); key != "" && p.due(key, now) {
 				// Progress must grow with each notification.
 				progress = max(progress+0.001, now.Sub(r.arrived).Seconds())
-				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: stream.Display(r.redact(text)), Progress: progress}) // A gone client is no error of ours.
+				_ = ss.NotifyProgress(ctx, sentProgress(token, r.mask(stream.Display(r.redact(text))), progress)) // A gone client is no error of ours.
 			}
 			wait = p.wait(now)
 		}
@@ -222,5 +222,5 @@ func (r *run) warn(st ptyproxy.Status, now time.Time) {
 		DueInMS:   max(rs.DueIn, 0).Milliseconds(),
 		Reason:    rs,
 	}
-	_ = r.session.Log(r.logCtx, &mcp.LoggingMessageParams{Level: "warning", Logger: "cursor-wrap", Data: r.seal(w)}) // A gone client is no error of ours.
+	_ = r.session.Log(r.logCtx, sentWarning(r.seal(w))) // A gone client is no error of ours.
 }

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -127,7 +127,7 @@ func failed(code, kind, msg string, suggestions ...string) *failure {
 // nothing ran.
 func refused(code, kind, msg string, suggestions ...string) *mcp.CallToolResult {
 	f := failed(code, kind, msg, suggestions...)
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: f}
+	return sentResult(true, seal(nil, f), (*redact.Redactor)(nil).MaskString(msg))
 }
 
 // final is a run's result, kept once it has ended: what run_agent returns,
@@ -137,18 +137,18 @@ type final struct {
 	state      string
 	phase      string // the state in a few words
 	isError    bool
-	content    []mcp.Content
-	structured json.RawMessage // a success or a failure
+	texts      []redact.Masked
+	structured redact.Masked // a success or a failure
 }
 
-// toolResult is the result as a tool returns it, with the news since the
-// last wait when there is some to add.
-func (f *final) toolResult(since *news) *mcp.CallToolResult {
+// toolResult is the run's final result as a tool returns it, with the
+// news since the last wait when there is some to add.
+func (r *run) toolResult(f *final, since *news) *mcp.CallToolResult {
 	structured := f.structured
 	if since != nil {
-		structured = withField(structured, "since", since)
+		structured = r.secrets().Mask(withField(structured.Bytes(), "since", since))
 	}
-	return &mcp.CallToolResult{IsError: f.isError, Content: slices.Clone(f.content), StructuredContent: structured}
+	return sentResult(f.isError, structured, f.texts...)
 }
 
 // failure turns a failure of the run into its final result: the text
@@ -177,21 +177,11 @@ func (r *run) failure(f *failure) *final {
 	if f.State == stateHung && f.Reason != nil {
 		phase = "hung (" + f.Reason.Kind + ")"
 	}
-	return &final{state: f.State, phase: phase, isError: true, content: []mcp.Content{&mcp.TextContent{Text: r.redact(text)}}, structured: r.seal(f)}
+	return &final{state: f.State, phase: phase, isError: true, texts: []redact.Masked{r.mask(text)}, structured: r.seal(f)}
 }
 
-// seal encodes v for the client with the run's secrets masked, as its
-// session log masks them. HTML characters stay as they are, so that a
-// secret holding one is still found.
-func (r *run) seal(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("mcpserver: encoding %T: %v", v, err)) // The types are ours: a bug.
-	}
-	return json.RawMessage(bytes.TrimSpace(r.job.Redact(b.Bytes())))
-}
+// seal encodes v for the client with the run's secrets masked.
+func (r *run) seal(v any) redact.Masked { return seal(r.secrets(), v) }
 
 // withField returns the JSON object obj with one more field.
 func withField(obj json.RawMessage, key string, v any) json.RawMessage {
@@ -296,8 +286,9 @@ func (r *run) answered(res job.Result, took time.Duration) *final {
 	for _, cl := range r.lim.Clamped {
 		note += fmt.Sprintf("; %s %s was clamped to %s (%s)", cl.Name, cl.Requested, cl.Applied, cl.Bound)
 	}
-	content := []mcp.Content{&mcp.TextContent{Text: answer}, &mcp.TextContent{Text: r.redact(note)}}
-	return &final{state: stateFinished, phase: stateFinished, content: content, structured: r.seal(s)}
+	// Masked before it was cut: masking the cut again finds what it found.
+	texts := []redact.Masked{r.mask(answer), r.mask(note)}
+	return &final{state: stateFinished, phase: stateFinished, texts: texts, structured: r.seal(s)}
 }
 
 func exitMessage(out ptyproxy.Outcome, end job.End, stderr string) string {

@@ -13,6 +13,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
 )
@@ -222,8 +223,15 @@ func (r *run) stateLocked() string {
 // once, when the agent names its session.
 func (r *run) logPath() string { return r.job.LogPath() }
 
-// redact masks the run's secrets as its session log does.
-func (r *run) redact(s string) string { return string(r.job.Redact([]byte(s))) }
+// secrets is the run's redactor: its session log's.
+func (r *run) secrets() *redact.Redactor { return r.job.Redactor() }
+
+// mask masks the run's secrets as its session log does.
+func (r *run) mask(s string) redact.Masked { return r.secrets().MaskString(s) }
+
+// redact masks the run's secrets in text that goes on to be sealed or
+// masked again, after it is cut or cleaned.
+func (r *run) redact(s string) string { return r.mask(s).String() }
 
 // Bounds on the agent's text in what the server sends.
 const (

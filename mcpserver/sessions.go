@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/ptyproxy/redact"
 )
 
 const sessionsDoc = `List this server's runs, newest first: run_id (for wait_agent and cancel_agent), state ` +
@@ -85,5 +86,7 @@ func (s *Server) agentSessions(_ context.Context, _ *mcp.CallToolRequest, in ses
 		fmt.Fprintf(&b, "\n%s  %s  %s  %s  %s", cmp.Or(si.ID, "(no id)"), si.Start, si.Outcome,
 			(time.Duration(si.DurationMS) * time.Millisecond).String(), si.LogPath)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}, StructuredContent: list}, nil, nil
+	// The logs were masked as they were written; what is known of a
+	// secret's shape is masked again.
+	return sentResult(false, seal(nil, list), (*redact.Redactor)(nil).MaskString(b.String())), nil, nil
 }

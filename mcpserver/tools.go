@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,7 +104,7 @@ func (s *Server) runAgent(ctx context.Context, req *mcp.CallToolRequest, in runI
 	defer context.AfterFunc(ctx, func() { r.cancel(errCallCancelled) })()
 	r.follow(ctx, req.Session, req.Params.GetProgressToken(), time.Time{}, func() bool { return r.ended() != nil })
 	<-r.done // Once cancelled, the run ends as soon as its tree is gone.
-	return r.ended().toolResult(nil), nil, nil
+	return r.toolResult(r.ended(), nil), nil, nil
 }
 
 // started is the structured content of start_agent's answer.
@@ -141,7 +142,7 @@ func (s *Server) startAgent(ctx context.Context, req *mcp.CallToolRequest, in ru
 	} else {
 		text += fmt.Sprintf(" It goes on in the background: call wait_agent with run_id=%q until its state is finished, hung, failed or cancelled; cancel_agent stops it.", r.id)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.redact(text)}}, StructuredContent: r.seal(st)}, nil, nil
+	return sentResult(false, r.seal(st), r.mask(text)), nil, nil
 }
 
 // runRef is the argument of cancel_agent.
@@ -208,7 +209,7 @@ func (r *run) report() *mcp.CallToolResult {
 	w := waiting{RunID: r.id, State: r.stateLocked(), SessionID: r.sessionID, ElapsedMS: now.Sub(r.arrived).Milliseconds(), Since: since}
 	r.mu.Unlock()
 	if f != nil {
-		return f.toolResult(&since)
+		return r.toolResult(f, &since)
 	}
 	w.Phase, w.LogPath = r.phase(now), r.logPath()
 	text := fmt.Sprintf("Run %s is %s after %s: %s.", r.id, w.State, watchdog.Round(now.Sub(r.arrived)), w.Phase)
@@ -216,7 +217,7 @@ func (r *run) report() *mcp.CallToolResult {
 		text += " Since the last wait: " + s + "."
 	}
 	text += fmt.Sprintf(" Call wait_agent with run_id=%q again to keep waiting, or cancel_agent to stop it.", r.id)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: stream.Display(r.redact(text))}}, StructuredContent: r.seal(w)}
+	return sentResult(false, r.seal(w), r.mask(stream.Display(r.redact(text))))
 }
 
 // cancelWait bounds how long cancel_agent waits for the run to end, past
@@ -241,17 +242,14 @@ func (s *Server) cancelAgent(ctx context.Context, _ *mcp.CallToolRequest, in run
 		return nil, nil, ctx.Err()
 	}
 	f := r.ended()
-	res = f.toolResult(nil)
-	// The run's result is an error; stopping it is what was asked.
-	res.IsError = false
 	what := "Cancelled run " + r.id + ": "
 	if already != nil {
 		what = fmt.Sprintf("Run %s had already ended (%s); nothing was cancelled. ", r.id, f.state)
 	}
-	if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-		res.Content[0] = &mcp.TextContent{Text: what + tc.Text}
-	}
-	return res, nil, nil
+	texts := slices.Clone(f.texts)
+	texts[0] = r.mask(what + texts[0].String())
+	// The run's result is an error; stopping it is what was asked.
+	return sentResult(false, f.structured, texts...), nil, nil
 }
 
 // traceParent is the caller's place in a trace, as MCP clients that trace

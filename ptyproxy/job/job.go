@@ -415,16 +415,14 @@ func (j *Job) Logger() *slog.Logger {
 	return j.console
 }
 
-// Redact masks the command's secrets in b, as the log and the console do.
-func (j *Job) Redact(b []byte) []byte {
-	j.init()
-	return j.redact.Redact(b)
-}
-
 // Mask masks the command's secrets in s, as the log and the console do.
-func (j *Job) Mask(s string) redact.Masked {
+func (j *Job) Mask(s string) redact.Masked { return j.Redactor().MaskString(s) }
+
+// Redactor is the command's redactor, which masks its secrets in the log
+// and on the console.
+func (j *Job) Redactor() *redact.Redactor {
 	j.init()
-	return j.redact.MaskString(s)
+	return j.redact
 }
 
 func (j *Job) init() {

@@ -98,7 +98,7 @@ func (j *Job) endTelemetry(logPath string) []string {
 			// A log that cannot take it was reported when it failed.
 			_ = sessionlog.Append(logPath, j.redact, sessionlog.TelemetryFailed{Signal: f.Signal, Error: f.Error})
 		}
-		words = append(words, string(j.redact.Redact([]byte(fmt.Sprintf("%s not exported: %s", f.Signal, f.Error)))))
+		words = append(words, j.redact.MaskString(fmt.Sprintf("%s not exported: %s", f.Signal, f.Error)).String())
 	}
 	return words
 }

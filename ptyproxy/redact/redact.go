@@ -1,6 +1,7 @@
 // Package redact hides secrets in what the wrapper writes: the session
-// log, the console, the status line, notifications and what MCP clients
-// are sent. It masks finished bytes, so no field can slip past it.
+// log, the console, the status line, notifications, what MCP clients are
+// sent, the HTML page and on_hang's input. It masks finished bytes, so no
+// field can slip past it, and its Masked is the only text the writers take.
 package redact
 
 import (
@@ -148,10 +149,6 @@ func (r *Redactor) Env(env []string) []string {
 	}
 	return out
 }
-
-// Redact returns b with every secret masked; b itself when there is none.
-// Its callers move to Mask.
-func (r *Redactor) Redact(b []byte) []byte { return r.redact(b) }
 
 // redact returns b with every secret masked; b itself when there is none.
 func (r *Redactor) redact(b []byte) []byte {

@@ -42,7 +42,7 @@ func Main(args []string, in io.Reader, out io.Writer) int {
 		return 2
 	}
 	secrets := redact.New(nil, os.Environ())
-	rep := &reporter{out: out, redact: func(s string) string { return string(secrets.Redact([]byte(s))) }}
+	rep := &reporter{out: out, redact: func(s string) string { return secrets.MaskString(s).String() }}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { rep.report(signalOf(err), err) }))
 	res, err := resource.New(context.Background(),
 		resource.WithAttributes(semconv.ServiceName(scope)),

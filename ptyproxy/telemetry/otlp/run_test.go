@@ -84,7 +84,7 @@ func readRun(t *testing.T, log []byte, capture bool) (tracetest.SpanStubs, metri
 	}
 	secrets := redact.New(nil, []string{"DB_PASSWORD=" + secret})
 	Read(bytes.NewReader(log), Options{Tracer: tp.Tracer(scope), Meters: meters, Capture: capture,
-		Redact: func(s string) string { return string(secrets.Redact([]byte(s))) }})
+		Redact: func(s string) string { return secrets.MaskString(s).String() }})
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
