@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -101,36 +102,50 @@ func h2cServer(t *testing.T, clientBeat, cadence, phase, think time.Duration) st
 // server's every 5 s or 15 s, at several phases after the client's): a
 // healthy think past the idle timeout is answered, and a parked turn
 // (heartbeats forever) is stopped at the keep-alive cap, at every phase.
+// The twelve runs mostly wait: they go side by side.
 func TestCursorHTTP2Heartbeats(t *testing.T) {
 	t.Parallel()
 	idle, keepAliveCap := scale(60*time.Second), scale(240*time.Second)
 	clientBeat := scale(5 * time.Second)
+	type run struct {
+		name   string
+		parked bool
+		think  time.Duration
+		wait   func() result
+	}
+	var runs []run
 	for _, cadence := range []time.Duration{5 * time.Second, 15 * time.Second} {
 		for _, phase := range []time.Duration{0, time.Second, 3 * time.Second} {
 			for _, parked := range []bool{false, true} {
-				name := fmt.Sprintf("server every %v, %v after the client, healthy", cadence, phase)
-				think := 2 * keepAliveCap / 3 // past the idle timeout, short of the cap
+				c := run{name: fmt.Sprintf("server every %v, %v after the client, healthy", cadence, phase), parked: parked,
+					think: 2 * keepAliveCap / 3} // past the idle timeout, short of the cap
 				if parked {
-					name, think = strings.TrimSuffix(name, "healthy")+"parked", 0
+					c.name, c.think = strings.TrimSuffix(c.name, "healthy")+"parked", 0
 				}
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					url := h2cServer(t, clientBeat, scale(cadence), scale(phase), think)
-					args := append([]string{"--restarts", "0", "--idle-timeout", idle.String()}, capFlags(keepAliveCap)...)
-					r := runWrapper(t, []string{steps("connect", url, clientBeat.String(), "exit", "0")}, nil, append(args, "--", "fix it")...)
-					h := firstRecord(t, r.logDir, "hang_detected")
-					if !parked {
-						if r.code != 0 || h != nil || !bytes.Contains(r.stdout, []byte(`"result":"000 Thought it through.`)) {
-							t.Fatalf("a healthy think of %v: exit %d, hang %v; stderr %s", think, r.code, h, r.stderr)
-						}
-						return
-					}
-					silence, _ := hangSilence(t, r)
-					if silence < keepAliveCap || silence > keepAliveCap+2*time.Second || r.code != 124 {
-						t.Errorf("parked: hung after %v of silence, exit %d, want at the keep-alive cap (%v), 124", silence, r.code, keepAliveCap)
-					}
-				})
+				agent := steps("connect", h2cServer(t, clientBeat, scale(cadence), scale(phase), c.think), clientBeat.String(), "exit", "0")
+				args := append([]string{"--restarts", "0", "--idle-timeout", idle.String()}, capFlags(keepAliveCap)...)
+				c.wait = wrapperStart(t, func(cmd *exec.Cmd) { cmd.Env = append(cmd.Env, agent) }, append(args, "--", "fix it")...)
+				runs = append(runs, c)
 			}
 		}
+	}
+	results := make([]result, len(runs))
+	for i, c := range runs {
+		results[i] = c.wait()
+	}
+	for i, c := range runs {
+		r := results[i]
+		t.Run(c.name, func(t *testing.T) {
+			if !c.parked {
+				if h := firstRecord(t, r.logDir, "hang_detected"); r.code != 0 || h != nil || !bytes.Contains(r.stdout, []byte(`"result":"000 Thought it through.`)) {
+					t.Fatalf("a healthy think of %v: exit %d, hang %v; stderr %s", c.think, r.code, h, r.stderr)
+				}
+				return
+			}
+			silence, _ := hangSilence(t, r)
+			if silence < keepAliveCap || silence > keepAliveCap+2*time.Second || r.code != 124 {
+				t.Errorf("parked: hung after %v of silence, exit %d, want at the keep-alive cap (%v), 124", silence, r.code, keepAliveCap)
+			}
+		})
 	}
 }

@@ -94,10 +94,23 @@ func runWrapper(t *testing.T, env []string, stdin []byte, args ...string) result
 // by adjust before it starts (its stdout, stderr, environment).
 func wrapperRun(t *testing.T, adjust func(*exec.Cmd), args ...string) result {
 	t.Helper()
+	return wrapperStart(t, adjust, args...)()
+}
+
+// wrapperStart starts the wrapper as wrapperRun runs it and returns the
+// wait for its result, which the test's own goroutine calls: runs that
+// mostly wait (on a model that thinks) go on side by side, beyond the
+// two at a time that -parallel allows on two cores.
+func wrapperStart(t *testing.T, adjust func(*exec.Cmd), args ...string) func() result {
+	t.Helper()
 	logDir := t.TempDir()
-	r := execWrapper(t, adjust, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
-	r.logDir = logDir
-	return r
+	wait := startWrapper(t, adjust, append([]string{"--agent-bin", agentBin, "--log-dir", logDir}, args...)...)
+	return func() result {
+		t.Helper()
+		r := wait()
+		r.logDir = logDir
+		return r
+	}
 }
 
 // runRaw runs the wrapper with exactly args, env added to the test
@@ -112,8 +125,14 @@ func runRaw(t *testing.T, env []string, args ...string) result {
 // printed, its exit status and how long it took.
 func execWrapper(t testing.TB, adjust func(*exec.Cmd), args ...string) result {
 	t.Helper()
+	return startWrapper(t, adjust, args...)()
+}
+
+// startWrapper starts the wrapper as execWrapper runs it and returns the
+// wait for its result, for the test's goroutine to call.
+func startWrapper(t testing.TB, adjust func(*exec.Cmd), args ...string) func() result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, wrapperBin, args...)
 	cmd.Env = testEnv()
 	var stdout, stderr bytes.Buffer
@@ -122,19 +141,26 @@ func execWrapper(t testing.TB, adjust func(*exec.Cmd), args ...string) result {
 		adjust(cmd)
 	}
 	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
-	if cmd.ProcessState != nil {
-		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	err := cmd.Start()
+	return func() result {
+		t.Helper()
+		defer cancel()
+		if err == nil {
+			err = cmd.Wait()
+		}
+		r := result{stdout: stdout.Bytes(), stderr: stderr.Bytes(), took: time.Since(start)}
+		if cmd.ProcessState != nil {
+			r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			r.code = ee.ExitCode()
+		case err != nil:
+			t.Fatalf("running the wrapper: %v", err)
+		}
+		return r
 	}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running the wrapper: %v", err)
-	}
-	return r
 }
 
 // testEnv is the environment without the wrapper's own variables, so a
