@@ -4,8 +4,11 @@
 # ---- README section ----------------------------------------------------
 # ### Real agents (optional, slow)
 #
-# `scripts/realagents.sh` runs the real Claude Code, Codex, Gemini CLI and
-# opencode, installed from npm at pinned versions, under cursor-wrap and
+# `scripts/realagents.sh` runs the real Claude Code, Codex (over HTTP, and as
+# `codex-ws` on its default transport, the Responses API over a WebSocket,
+# which a custom provider gets with `supports_websockets = true`; the mock
+# model's keep-alive there is a WebSocket ping), Gemini CLI and opencode,
+# installed from npm at pinned versions, under cursor-wrap and
 # against a local mock model server (`scripts/mockmodel`), inside a network
 # namespace that has only loopback: nothing leaves the machine and no account
 # or API key is needed. It needs Go, Node 20+, npm, `unshare` and `ip`, and
@@ -49,13 +52,10 @@
 # The first run installs the CLIs (about 1.1 GB; 15 s on a fast registry) into
 # `${REALAGENTS_CACHE:-~/.cache/cursor-wrap/realagents}` (not under /tmp:
 # Codex refuses a CODEX_HOME there). After that a run takes about four minutes:
-# the cases run one after another, the four CLIs in parallel. Versions are
+# the cases run one after another, the CLIs in parallel. Versions are
 # pinned; override with CLAUDE_VERSION, CODEX_VERSION, GEMINI_VERSION and
 # OPENCODE_VERSION. Narrow a run with REALAGENTS_AGENTS="claude codex" and
-# REALAGENTS_CASES="A C". The agent `codex-ws` runs only when named there: it
-# is Codex on its default transport, the Responses API over a WebSocket
-# (which a custom provider gets with `supports_websockets = true`), where the
-# mock model's keep-alive is a WebSocket ping. A failed run (or any, with REALAGENTS_KEEP=1) keeps
+# REALAGENTS_CASES="A C". A failed run (or any, with REALAGENTS_KEEP=1) keeps
 # its files (stdout, stderr, mock log, session logs) in the directory it names.
 #
 # When it can run no agent (the CLIs are not installed and the npm registry
@@ -74,7 +74,7 @@ fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${REALAGENTS_CACHE:-$HOME/.cache/cursor-wrap/realagents}
-read -ra agents <<<"${REALAGENTS_AGENTS:-claude codex gemini opencode}"
+read -ra agents <<<"${REALAGENTS_AGENTS:-claude codex codex-ws gemini opencode}"
 read -ra cases <<<"${REALAGENTS_CASES:-A B C T P S}"
 direct=${REALAGENTS_DIRECT:-0}
 if [[ ${1:-} == --direct ]]; then
