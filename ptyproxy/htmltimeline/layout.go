@@ -25,6 +25,7 @@ const (
 	maxNotes   = 100
 	maxAnswer  = 4000
 	maxText    = 300
+	maxPrompt  = 200 // the heading: the prompt's first line
 )
 
 // A bar is a tool call, or the calls too short to see that fall in a run
@@ -62,6 +63,7 @@ type lane struct {
 	Y, Height, TitleY float64
 	X0, X1, LifeY     float64 // the attempt's life
 	Silences          []silence
+	Stops             []stop
 	Bars              []bar
 	Rows              int
 	Marks             []mark
@@ -104,36 +106,6 @@ func end(t *timeline.Timeline) timeline.Millis {
 }
 
 func at(t *timeline.Timeline, m timeline.Millis) time.Time { return t.Start.Add(time.Duration(m)) }
-
-// classes gives each tool kind its colour class, the commonest first; the
-// kinds past the palette share the last.
-func classes(run []*timeline.Timeline) (map[string]string, []legendItem) {
-	counts := map[string]int{}
-	for _, t := range run {
-		for _, c := range t.Calls {
-			counts[c.Kind]++
-		}
-	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
-	class := map[string]string{}
-	var legend []legendItem
-	for i, k := range kinds {
-		n := min(i, palette-1)
-		class[k] = fmt.Sprintf("k%d", n)
-		if i < palette-1 || len(kinds) == palette {
-			legend = append(legend, legendItem{Class: class[k], Label: stream.Cut(stream.Display(k), 40), Count: counts[k]})
-		} else if i == palette-1 {
-			legend = append(legend, legendItem{Class: class[k], Label: "other kinds", Count: counts[k]})
-		} else {
-			legend[len(legend)-1].Count += counts[k]
-		}
-	}
-	return class, legend
-}
 
 // bars lays out an attempt's calls: each as a bar when it is at least a
 // pixel wide; the narrower ones as one bar per pixel column, in the colour
@@ -372,6 +344,9 @@ func (l *lane) place(y float64) {
 	}
 	for i := range l.Silences {
 		l.Silences[i].Y, l.Silences[i].H = band, bottom-band
+	}
+	for i := range l.Stops {
+		l.Stops[i].Y, l.Stops[i].H = band, bottom-band
 	}
 	l.LifeY = bottom + 2
 	for i := range l.Marks {

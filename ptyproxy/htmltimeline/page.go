@@ -56,24 +56,27 @@ type noteRow struct {
 }
 
 type page struct {
-	Title, Agent, Started, Duration string
-	Logs                            []string
-	Width, Height                   float64
-	Axis                            []mark
-	AxisY                           float64
-	Lanes                           []lane
-	Legend                          []legendItem
-	Calls                           int
-	Tokens                          *tokenLane
-	Spent                           string
-	Listed                          []callRow
-	ListedAll                       bool
-	Notes                           []noteRow
-	NotesLeft                       int // past maxNotes, not listed
-	Verdicts                        []string
-	Outcome                         string
-	Answer                          string
-	Stopped                         []string
+	// Heading is the run's prompt, its first line (as the log holds it:
+	// masked), else the title.
+	Heading, Title, Session  string
+	Agent, Started, Duration string
+	Logs                     []string
+	Width, Height            float64
+	Axis                     []mark
+	AxisY                    float64
+	Lanes                    []lane
+	Legend                   []legendItem
+	Calls                    int
+	Tokens                   *tokenLane
+	Spent                    string
+	Listed                   []callRow
+	ListedAll                bool
+	Notes                    []noteRow
+	NotesLeft                int // past maxNotes, not listed
+	Verdicts                 []string
+	Outcome                  string
+	Answer                   string
+	Stopped                  []string
 }
 
 // Page is the page for a run's attempts, first attempt first (see
@@ -98,7 +101,7 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 	}
 	class, legend := classes(run)
 	p := page{
-		Title:    "cursor-wrap session " + orDash(stream.Cut(stream.Display(last.SessionID), 80)),
+		Session:  orDash(stream.Cut(stream.Display(last.SessionID), 80)),
 		Agent:    stream.Display(joinNonEmpty(last.Agent, last.Model)),
 		Started:  first.Start.UTC().Format("2006-01-02 15:04:05.000 MST"),
 		Duration: watchdog.Round(s.total),
@@ -107,6 +110,8 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 		Legend:   legend,
 		Width:    labelWidth + plotWidth + 30,
 	}
+	p.Title = "cursor-wrap session " + p.Session
+	p.Heading = cmp.Or(stream.FirstLine(first.Prompt, maxPrompt), p.Title)
 	y := 34.0
 	var calls []callRow
 	for i, t := range run {
@@ -114,6 +119,7 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 		l := lane{Y: y, X0: s.x(t.Start), X1: s.x(at(t, end(t))), Bars: bs, Rows: rows, Silences: silences(t, s, gap)}
 		l.Title = fmt.Sprintf("attempt %d", max(t.Attempt, i+1))
 		l.Marks = marks(t, s)
+		l.Stops, _ = stops(t, s)
 		if v := t.Verdict; v != nil {
 			l.Verdict = v.Word()
 			p.Verdicts = append(p.Verdicts, fmt.Sprintf("%s: %s at %s: %s", l.Title, v.Word(), clock(at(t, v.At), s), stream.Display(v.Reason.Describe())))
@@ -170,13 +176,54 @@ func marks(t *timeline.Timeline, s scale) []mark {
 		x := s.x(at(t, v.At))
 		out = append(out, mark{X: x, Left: x > labelWidth+plotWidth/2, Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + stream.Cut(stream.Display(v.Reason.Describe()), maxText)})
 	}
-	for _, k := range t.Kills {
+	_, stopSignals := stops(t, s)
+	for i, k := range t.Kills {
+		if stopSignals[i] {
+			continue // drawn as the stop they make
+		}
 		out = append(out, mark{X: s.x(at(t, k.At)), Class: "kill", Title: clock(at(t, k.At), s) + " " + stream.Display(k.What) + " to " + stream.Display(k.Detail)})
 	}
 	if e := t.Exit; e != nil {
 		out = append(out, mark{X: s.x(at(t, e.At)), Class: "exit", Title: clock(at(t, e.At), s) + " " + exitWords(e)})
 	}
 	return out
+}
+
+// A stop is a stretch the agent's tree was stopped with the user's job
+// (Ctrl-Z, or a background job that touched the terminal): the wrapper
+// sent it SIGSTOP, and SIGCONT when the job went on.
+type stop struct {
+	X0, X1, Y, H float64
+	Title        string
+}
+
+// stops finds an attempt's stops, and which of its kills are the signals
+// that made them (so they are not drawn as kills). A stop the log does
+// not see end runs to the end of the attempt.
+func stops(t *timeline.Timeline, s scale) ([]stop, map[int]bool) {
+	var out []stop
+	signals := map[int]bool{}
+	for i := 0; i < len(t.Kills); i++ {
+		if t.Kills[i].What != "SIGSTOP" {
+			continue
+		}
+		signals[i] = true
+		from, till, ended := t.Kills[i].At, end(t), false
+		for j := i + 1; j < len(t.Kills); j++ {
+			if t.Kills[j].What == "SIGCONT" {
+				signals[j], till, ended, i = true, t.Kills[j].At, true, j
+				break
+			}
+		}
+		title := "stopped with your job (Ctrl-Z) at " + clock(at(t, from), s)
+		if ended {
+			title += ", continued at " + clock(at(t, till), s) + " (" + watchdog.Round(time.Duration(till-from)) + "): no silence to the watchdog"
+		} else {
+			title += ", not continued before the log ends"
+		}
+		out = append(out, stop{X0: s.x(at(t, from)), X1: s.x(at(t, till)), Title: title})
+	}
+	return out, signals
 }
 
 // answer shows the agent's answer line by line, each line through

@@ -184,3 +184,50 @@ func FuzzPageMarkup(f *testing.F) {
 		}
 	})
 }
+
+// TestKindClass gives each kind one colour whichever agent named it and
+// whatever else is on the page: the family its words name.
+func TestKindClass(t *testing.T) {
+	for want, kinds := range map[string][]string{
+		"k0": {"shellToolCall", "Bash", "command_execution", "run_shell_command", "bash"},
+		"k1": {"editToolCall", "writeToolCall", "deleteToolCall", "Edit", "MultiEdit", "Write", "file_change", "replace", "write_file", "patch"},
+		"k2": {"readToolCall", "Read", "read_file", "read_many_files"},
+		"k3": {"grepToolCall", "globToolCall", "lsToolCall", "Grep", "LS", "search_file_content", "list_directory"},
+		"k4": {"webFetchToolCall", "webSearchToolCall", "WebFetch", "google_web_search", "web_search", "webfetch"},
+		"k5": {"mcpToolCall", "mcp__github__create_issue", "mcp_tool_call"},
+		"k6": {"Task", "task"},
+		"k7": {"updateTodosToolCall", "TodoWrite", "todo_list", "todowrite"},
+		"k9": {"save_memory", "", "tools"},
+	} {
+		for _, k := range kinds {
+			if got := kindClass(k); got != want {
+				t.Errorf("kindClass(%q) = %s, want %s", k, got, want)
+			}
+		}
+	}
+}
+
+// TestStopLabelled draws a Ctrl-Z stop (SIGSTOP, then SIGCONT) as one
+// labelled stretch, not as two kills; a later SIGCONT of the kill stays a
+// kill.
+func TestStopLabelled(t *testing.T) {
+	s := func(d time.Duration) timeline.Millis { return ms(d * time.Second) }
+	tl := &timeline.Timeline{Start: time.Unix(1700000000, 0), Prompt: "fix the\nflaky test",
+		Entries: []timeline.Entry{{At: s(1)}, {At: s(60)}},
+		Kills: []timeline.Entry{{At: s(10), What: "SIGSTOP", Detail: "group 7"}, {At: s(40), What: "SIGCONT", Detail: "group 7"},
+			{At: s(70), What: "SIGCONT", Detail: "group 7"}, {At: s(70), What: "SIGTERM", Detail: "group 7"}},
+	}
+	page := draw(t, time.Minute, tl)
+	if n := strings.Count(page, `<rect class="stopped"`); n != 1 || !strings.Contains(page, ">stopped (Ctrl-Z)</text>") {
+		t.Errorf("%d stops drawn, or not labelled", n)
+	}
+	if !strings.Contains(page, "continued at &#43;0:00:40 (30s)") {
+		t.Errorf("the stop does not say when it ended")
+	}
+	if n := strings.Count(page, `<line class="kill"`); n != 2 {
+		t.Errorf("%d kill lines, want the kill's SIGCONT and SIGTERM", n)
+	}
+	if !strings.Contains(page, `<h1 id="prompt">fix the</h1>`) {
+		t.Errorf("the prompt's first line does not head the page")
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +90,16 @@ type seen struct {
 	Tokens                                      bool
 	Outcome, CallTable, Answer, Title, Text     string
 	Spent                                       string
+	// Heading is the page's h1 (the prompt); Legends counts the legends;
+	// KindColours maps each kind the legend names to its swatch's colour,
+	// and BarColours lists the bars' fills; StopLabels are the labels of
+	// the stops drawn (Ctrl-Z).
+	Heading     string
+	Legends     int
+	KindColours map[string]string
+	BarColours  []string
+	StopLabels  []string
+	Kills       int
 }
 
 const look = `(() => {
@@ -105,6 +117,14 @@ const look = `(() => {
 		Tokens: document.querySelector("#tokens") !== null, Spent: text("#spent"),
 		Outcome: text("#outcome"), CallTable: text("#calltable"), Answer: text("#answer"),
 		Title: document.title, Text: document.body.innerText,
+		Heading: text("h1"), Legends: document.querySelectorAll(".legend").length,
+		KindColours: Object.fromEntries(Array.from(document.querySelectorAll(".legend span"), s => {
+			const sw = s.querySelector("i.sw");
+			return [s.textContent.replace(/ \(\d+\)$/, ""), sw ? getComputedStyle(sw).backgroundColor : ""];
+		})),
+		BarColours: Array.from(document.querySelectorAll("rect.bar"), b => getComputedStyle(b).fill),
+		Kills: document.querySelectorAll("line.kill").length,
+		StopLabels: Array.from(document.querySelectorAll("rect.stopped + text.stopped-label"), t => t.textContent),
 	};
 })()`
 
@@ -232,7 +252,32 @@ func TestTimelineInBrowser(t *testing.T) {
 		t.Errorf("short page: outcome %q, call table %q", short.Outcome, short.CallTable)
 	}
 
+	if short.Heading != "run the tests" || short.Legends != 1 {
+		t.Errorf("short page: heading %q (want the prompt), %d legends", short.Heading, short.Legends)
+	}
+
 	lp := visit("long")
+	if lp.Heading != "refactor the ledger" || lp.Legends != 1 {
+		t.Errorf("long page: heading %q (want the prompt), %d legends", lp.Heading, lp.Legends)
+	}
+	if len(lp.StopLabels) != 1 || lp.StopLabels[0] != "stopped (Ctrl-Z)" || lp.Kills != 1 {
+		t.Errorf("long page: stops labelled %q, %d kill lines; want the one Ctrl-Z stop labelled, and only the SIGTERM a kill", lp.StopLabels, lp.Kills)
+	}
+	// One colour per kind on every page: a kind's swatch is the same
+	// whatever its rank on the page, and every bar is in a legend's colour.
+	for _, kind := range []string{"shellToolCall", "readToolCall"} {
+		if c := short.KindColours[kind]; c == "" || c != lp.KindColours[kind] {
+			t.Errorf("%s: %q on the short page, %q on the long one", kind, c, lp.KindColours[kind])
+		}
+	}
+	for name, p := range map[string]seen{"short": short, "long": lp} {
+		for _, fill := range p.BarColours {
+			if !slices.Contains(slices.Collect(maps.Values(p.KindColours)), fill) {
+				t.Errorf("%s page: a bar in %s, no kind's colour in the legend %v", name, fill, p.KindColours)
+				break
+			}
+		}
+	}
 	if lp.Calls != longCalls || lp.Bars >= longCalls/2 || lp.Bars == 0 {
 		t.Errorf("long page: %d bars of %d calls; want the %d calls, those under a pixel wide merged", lp.Bars, lp.Calls, longCalls)
 	}
@@ -257,6 +302,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(h.Answer, hostileAnswer) || !strings.Contains(h.Title, "</script>") {
 		t.Errorf("hostile page: answer %q, title %q", h.Answer, h.Title)
+	}
+	if h.Heading != "<script>alert(7)</script>" {
+		t.Errorf("hostile page: heading %q, want the prompt as text", h.Heading)
 	}
 	if h.Tokens {
 		t.Errorf("hostile page: a tokens lane for a run that reported no usage")

@@ -20,7 +20,7 @@ const (
 // 5,000 tool calls of five kinds (some of them long and overlapping), its
 // usage every 50 calls, a
 // silence the model connection excused, one the agent's busy processes
-// excused, a warning, and at the end a call past its deadline: a hang, its
+// excused, a warning, a three-minute stop (Ctrl-Z), and at the end a call past its deadline: a hang, its
 // kills and the exit.
 func writeLongLog(t *testing.T, path string) {
 	f, err := os.Create(path)
@@ -95,6 +95,11 @@ func writeLongLog(t *testing.T, path string) {
 				"open_calls": []any{}, "activity": map[string]any{"windows": 45, "active_windows": 40, "last_cpu_percent": 180.0, "last_read_bytes_per_sec": 0, "extended_ms": 30000}}})
 			rec(at+90*time.Second, "WARN", "warning", map[string]any{"message": "hang imminent", "in_ms": 30000})
 			at += 2 * time.Minute
+		case 4000: // The user stops the job with Ctrl-Z for three minutes.
+			flush(at)
+			rec(at, "INFO", "kill", map[string]any{"signal": "SIGSTOP", "pids": []int{-4242}})
+			rec(at+3*time.Minute, "INFO", "kill", map[string]any{"signal": "SIGCONT", "pids": []int{-4242}})
+			at += 3*time.Minute + time.Second
 		}
 		kind := kinds[rnd.IntN(len(kinds))]
 		id := fmt.Sprintf("c%d", i)

@@ -109,7 +109,7 @@ func TestSessionsCommand(t *testing.T) {
 	}
 	cmd := exec.Command(wrapperBin, "inspect", "--last-hang", "--log-dir", dir)
 	cmd.Env = testEnv()
-	if out, err := cmd.Output(); err != nil || !bytes.HasPrefix(out, []byte("session  s-hang  (cursor)\n")) {
+	if out, err := cmd.Output(); err != nil || !bytes.HasPrefix(out, []byte("prompt   s-hang prompt\nsession  s-hang  (cursor)\n")) {
 		t.Errorf("inspect --last-hang: %v\n%s", err, out)
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"cursor-wrap/watchdog"
 )
 
+// maxPrompt bounds the prompt that heads the timeline: its first line, cut.
+const maxPrompt = 100
+
 // Format writes the timeline for people. Gaps at least gap long are marked
 // with "!" (and in bold when bold is set, for a terminal).
 //
@@ -21,6 +24,9 @@ import (
 func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	d := stream.Display
+	if prompt := stream.FirstLine(t.Prompt, maxPrompt); prompt != "" {
+		p("prompt   %s\n", prompt)
+	}
 	p("session  %s", orDash(d(t.SessionID)))
 	if t.Agent != "" || t.Model != "" {
 		p("  (%s)", d(strings.Trim(strings.Join([]string{t.Agent, t.Model}, ", "), ", ")))

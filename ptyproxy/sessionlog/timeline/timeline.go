@@ -28,6 +28,9 @@ type Timeline struct {
 	Model     string   `json:"model,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Argv      []string `json:"argv,omitempty"`
+	// Prompt is the task the agent was given in its arguments, as the log
+	// holds them (masked); "" when it came on stdin.
+	Prompt string `json:"prompt,omitempty"`
 	// Attempt counts the attempts of the run: 2 and on follow a restart.
 	// Run is the same in every attempt of one run.
 	Attempt int    `json:"attempt,omitempty"`
@@ -172,7 +175,7 @@ func read(r io.Reader, path string, gap time.Duration) *Timeline {
 			case *sessionlog.Command:
 				t.Argv, t.Agent, t.Attempt, t.Run = r.Argv, r.AgentName(), r.Attempt, r.Run
 				if p, err := stream.ProfileNamed(r.Agent); err == nil {
-					t.parse = p.Parse
+					t.parse, t.Prompt = p.Parse, p.Prompt(r.Argv)
 				}
 			case *sessionlog.Start:
 				t.Pid = r.Pid
