@@ -2,12 +2,12 @@
 # Builds cursor-wrap, cursor-wrap-mcp (the server `cursor-wrap mcp` runs)
 # and cursor-wrap-otel (the OpenTelemetry exporter a run starts when export
 # is configured)
-# with the local Go toolchain, installs them into $PREFIX (default
+# with the local Go toolchain, installs them into $BINDIR (default
 # ~/.local/bin) and adds one line to the startup files of your shell: the
 # one this script was started from, else your login shell in the password
 # database (it says which, and why), else --shell NAME.
 # The line defines cursor-agent and agent to run through the wrapper; it
-# names the wrapper by its full path, so it works while $PREFIX is not on
+# names the wrapper by its full path, so it works while $BINDIR is not on
 # PATH, and does nothing once the wrapper is gone. Every file changed and
 # every line added, replaced or removed is printed. Running it again
 # rebuilds and changes no line.
@@ -15,9 +15,13 @@
 # Usage: scripts/install.sh [--shell NAME] [--no-rc] [--no-build] [--uninstall]
 #   --shell NAME the shell whose startup files get the line: bash, zsh or fish
 #   --no-rc      leave startup files alone
-#   --no-build   keep the binaries already in $PREFIX (say, from go install)
+#   --no-build   keep the binaries already in $BINDIR (say, from go install)
 #                and only add the line
-#   --uninstall  remove the binaries and every line this script added
+#   --uninstall  remove the binaries and every line this script added, and
+#                the binaries of earlier installs those lines name
+#
+# BINDIR is the directory the binaries go in; PREFIX, its old name, still
+# works, with a warning (it was never the directory above bin/).
 #
 # Linux (WSL included) and macOS; bash 3.2 or later.
 set -euo pipefail
@@ -59,16 +63,24 @@ Linux | Darwin) ;;
 	exit 1
 	;;
 esac
-prefix=${PREFIX:-$HOME/.local/bin}
-case $prefix in
+if [ -n "${BINDIR:-}" ]; then
+	bindir=$BINDIR
+	[ -z "${PREFIX:-}" ] || echo "install.sh: PREFIX=$PREFIX is ignored: BINDIR=$BINDIR names the directory the binaries go in" >&2
+elif [ -n "${PREFIX:-}" ]; then
+	bindir=$PREFIX
+	echo "install.sh: PREFIX is now called BINDIR: the directory the binaries go in ($PREFIX/cursor-wrap, not $PREFIX/bin/cursor-wrap); PREFIX still works, as BINDIR" >&2
+else
+	bindir=$HOME/.local/bin
+fi
+case $bindir in
 /*) ;;
-*) echo "install.sh: PREFIX must be an absolute path, not $prefix. Nothing was changed." >&2; exit 2 ;;
+*) echo "install.sh: BINDIR must be an absolute path, not $bindir. Nothing was changed." >&2; exit 2 ;;
 esac
 # The startup line quotes the path; these would need escaping in some shell.
-case $prefix in
+case $bindir in
 *"'"* | *\\* | *"
 "*)
-	echo "install.sh: PREFIX must not hold a quote, a backslash or a newline. Nothing was changed." >&2
+	echo "install.sh: BINDIR must not hold a quote, a backslash or a newline. Nothing was changed." >&2
 	exit 2
 	;;
 esac
@@ -126,9 +138,9 @@ if [ "$uninstall" = 0 ] && [ "$rc_edit" = 1 ]; then
 fi
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=$prefix/cursor-wrap
-mcp=$prefix/cursor-wrap-mcp
-otel=$prefix/cursor-wrap-otel
+bin=$bindir/cursor-wrap
+mcp=$bindir/cursor-wrap-mcp
+otel=$bindir/cursor-wrap-otel
 # The marker rides on the line itself, so removal matches whole lines only.
 marker='# added by cursor-wrap scripts/install.sh'
 # created ends the line in a file the script created, so that --uninstall
@@ -200,6 +212,29 @@ init_line() {
 # shell-init and were not added by this script.
 hand_lines() {
 	CW_MARK=$marker awk '/cursor-wrap["\047]? shell-init/ && !/^[ \t]*#/ && !index($0, ENVIRON["CW_MARK"]) { print NR ": " $0 }' "$1"
+}
+
+# completion_lines FILE prints, as N: LINE, the lines that load cursor-wrap's
+# completions (the user's own: this script adds none).
+completion_lines() {
+	awk '/cursor-wrap["\047]? completion/ && !/^[ \t]*#/ { print NR ": " $0 }' "$1"
+}
+
+# all_rcs prints every startup file a line of this script can be in: any
+# shell's, not just this one's, since the shell may have changed.
+all_rcs() {
+	printf '%s\n' "$HOME/.bashrc" "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile" \
+		"$(rc_file zsh)" "$(rc_file fish)"
+}
+
+# earlier_dirs prints the directories other than $bindir whose cursor-wrap
+# a line of this script names: earlier installs, with another BINDIR.
+earlier_dirs() {
+	local rc
+	all_rcs | while IFS= read -r rc; do
+		[ -f "$rc" ] && grep -F -- "$marker" "$rc"
+	done | sed -n -e 's/.*-x "\([^"]*\)".*/\1/p' -e "s/.*-x '\([^']*\)'.*/\1/p" |
+		sed -e "s|^\\\$HOME/|$HOME/|" -e 's|/cursor-wrap$||' | sort -u | grep -vxF -- "$bindir" || true
 }
 
 # rewrite FILE LINES PROGRAM [ARGS…] replaces the user's FILE with what
@@ -285,11 +320,16 @@ if [ "$uninstall" = 1 ]; then
 			echo "$f: not there"
 		fi
 	done
+	earlier_dirs | while IFS= read -r d; do
+		for f in "$d/cursor-wrap" "$d/cursor-wrap-mcp" "$d/cursor-wrap-otel"; do
+			if [ -e "$f" ]; then
+				rm -f "$f"
+				echo "removed $f, of an earlier install (a startup line named it)"
+			fi
+		done
+	done
 	if [ "$rc_edit" = 1 ]; then
-		# Every file any shell reads, not just $SHELL's: the login shell may
-		# have changed since the install.
-		for rc in "$HOME/.bashrc" "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile" \
-			"$(rc_file zsh)" "$(rc_file fish)"; do
+		while IFS= read -r rc; do
 			[ -f "$rc" ] || continue
 			if grep -qF -- "$marker" "$rc"; then
 				if rewrite "$rc" "$(without_marker <"$rc" | wc -l | tr -d ' ')" without_marker; then
@@ -310,7 +350,15 @@ if [ "$uninstall" = 1 ]; then
 			hand_lines "$rc" | while IFS= read -r l; do
 				echo "$(tilde "$rc"): left line ${l%%:*}, which this script did not add: ${l#*: }"
 			done
-		done
+			completion_lines "$rc" | while IFS= read -r l; do
+				case $l in
+				*"command -v cursor-wrap"*) echo "$(tilde "$rc"): left line ${l%%:*}, your line for cursor-wrap's completions, which does nothing without cursor-wrap: ${l#*: }" ;;
+				*) echo "$(tilde "$rc"): left line ${l%%:*}, your line for cursor-wrap's completions: without cursor-wrap every new shell says \"command not found\"; remove it: ${l#*: }" ;;
+				esac
+			done
+		done < <(all_rcs)
+		f=${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/cursor-wrap.fish
+		[ ! -f "$f" ] || echo "left $(tilde "$f"), the completions you saved for fish: rm '$f'"
 		echo "shells already open keep their cursor-agent function, which now runs the real agent, until they exit"
 	fi
 	printf '%s\n' "$left"
@@ -335,20 +383,20 @@ else
 	# and needs nothing of C (net's resolver is Go's own).
 	(cd "$repo" && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap" . && CGO_ENABLED=0 go build -o "$tmp/cursor-wrap-mcp" ./mcpserver/cmd/cursor-wrap-mcp &&
 		CGO_ENABLED=0 go build -o "$tmp/cursor-wrap-otel" ./ptyproxy/telemetry/cmd/cursor-wrap-otel)
-	if [ ! -d "$prefix" ]; then
-		mkdir -p "$prefix"
-		echo "created $prefix"
+	if [ ! -d "$bindir" ]; then
+		mkdir -p "$bindir"
+		echo "created $bindir"
 	fi
 	for name in cursor-wrap cursor-wrap-mcp cursor-wrap-otel; do
 		# A rename in the same directory: a running wrapper keeps its file.
-		cp "$tmp/$name" "$prefix/.$name.new"
-		mv -f "$prefix/.$name.new" "$prefix/$name"
-		echo "installed $prefix/$name"
+		cp "$tmp/$name" "$bindir/.$name.new"
+		mv -f "$bindir/.$name.new" "$bindir/$name"
+		echo "installed $bindir/$name"
 	done
 fi
 on_path=0
 case ":$PATH:" in
-*":$prefix:"*) on_path=1 ;;
+*":$bindir:"*) on_path=1 ;;
 esac
 
 # edit_rc SHELL FILE adds the line for SHELL to FILE, or says why not.
@@ -362,7 +410,7 @@ edit_rc() {
 	if [ -f "$rc" ] && grep -qxF -- "$line" "$rc"; then
 		echo "$shown already has the cursor-wrap line; not changed"
 	elif [ -f "$rc" ] && grep -qF -- "$marker" "$rc"; then
-		# An earlier install's line (another PREFIX, an older form): replaced
+		# An earlier install's line (another BINDIR, an older form): replaced
 		# in place, so whatever the user put around it keeps its order.
 		rewrite "$rc" "$(($(without_marker <"$rc" | wc -l) + 1))" env CW_MARK="$marker" CW_LINE="$line" awk '
 			index($0, ENVIRON["CW_MARK"]) { if (!done) print ENVIRON["CW_LINE"]; done = 1; next }
@@ -377,7 +425,7 @@ edit_rc() {
 			echo "$shown: line ${l%%:*} already runs cursor-wrap shell-init (a line of your own); not changed: ${l#*: }"
 			case $l in
 			*/cursor-wrap*) ;;
-			*) [ "$on_path" = 1 ] || echo "  it finds cursor-wrap on PATH, which lacks $prefix: put $bin in the line, or add $prefix to PATH" ;;
+			*) [ "$on_path" = 1 ] || echo "  it finds cursor-wrap on PATH, which lacks $bindir: put $bin in the line, or add $bindir to PATH" ;;
 			esac
 		done
 	else
@@ -414,12 +462,27 @@ edit_rcs() {
 	fi
 }
 
+earlier=$(earlier_dirs)
 if [ "$rc_edit" = 1 ]; then
 	edit_rcs
 else
 	echo "startup files left alone (--no-rc)"
 fi
-if [ "$on_path" = 0 ]; then
-	echo "$prefix is not on PATH: the shell line names the wrapper by its full path, so cursor-agent goes through it all the same; to type cursor-wrap itself, add $prefix to PATH"
+printf '%s\n' "$earlier" | while IFS= read -r d; do
+	[ -n "$d" ] && [ -e "$d/cursor-wrap" ] || continue
+	if [ "$rc_edit" = 1 ]; then
+		echo "an earlier install is in $d (a startup line named it; now it names $bin): remove it with: rm $d/cursor-wrap $d/cursor-wrap-mcp $d/cursor-wrap-otel"
+	else
+		echo "an earlier install is in $d, which a startup line still runs (--no-rc left it): run this script without --no-rc to move the line here"
+	fi
+done
+check="$(if [ "$on_path" = 1 ]; then echo cursor-wrap; else echo "$bin"; fi) doctor"
+if [ "$rc_edit" = 0 ]; then
+	[ "$on_path" = 1 ] || echo "$bindir is not on PATH, and no startup line was added (--no-rc): type cursor-wrap as $bin, or add $bindir to PATH"
+	echo "cursor-agent goes through the wrapper once your shell loads \`cursor-wrap shell-init\` (README: The shell line); check the installation with: $check"
+	exit 0
 fi
-echo "open a new shell to use it, and check the installation with: $(if [ "$on_path" = 1 ]; then echo cursor-wrap; else echo "$bin"; fi) doctor"
+if [ "$on_path" = 0 ]; then
+	echo "$bindir is not on PATH: the shell line names the wrapper by its full path, so cursor-agent goes through it all the same; to type cursor-wrap itself, add $bindir to PATH"
+fi
+echo "open a new shell to use it, and check the installation with: $check"

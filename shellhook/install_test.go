@@ -44,13 +44,13 @@ func installEnv(t *testing.T, home, prefix, shell string, extra ...string) []str
 	if err != nil {
 		testenv.SkipOutsideCI(t, "no usable go toolchain: %v", err)
 	}
-	drop := []string{"HOME", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
+	drop := []string{"HOME", "BINDIR", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(drop, name) || strings.HasPrefix(name, "CURSOR_WRAP_")
 	})
 	env = append(env, genv...)
-	return append(env, append([]string{"HOME=" + home, "PREFIX=" + prefix, "SHELL=" + shell}, extra...)...)
+	return append(env, append([]string{"HOME=" + home, "BINDIR=" + prefix, "SHELL=" + shell}, extra...)...)
 }
 
 // runInstall runs scripts/install.sh with args and returns what it printed
@@ -678,6 +678,55 @@ func TestInstallPicksShell(t *testing.T) {
 	if out, code := runInstall(t, installEnv(t, home, filepath.Join(home, "bin"), "/bin/tcsh")); code != 2 ||
 		out != "install.sh: --shell tcsh: cursor-wrap has functions for bash, zsh and fish only. Nothing was changed.\n" {
 		t.Errorf("--shell tcsh: exit %d\n%s", code, out)
+	}
+}
+
+// TestInstallEarlierInstalls: PREFIX, BINDIR's old name, still works and
+// says so; a reinstall into another BINDIR names the earlier one and how
+// to remove it; --uninstall with the default BINDIR finds an install into
+// another through its line, and names the completion lines it leaves;
+// --no-rc says no line was added.
+func TestInstallEarlierInstalls(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	old, bindir := filepath.Join(home, "old"), filepath.Join(home, ".local", "bin")
+	stubWrapper(t, old)
+	env := slices.DeleteFunc(installEnv(t, home, old, "/usr/bin/zsh"), func(kv string) bool { return strings.HasPrefix(kv, "BINDIR=") })
+	out := install(t, append(env, "PREFIX="+old), "--no-build")
+	if want := "install.sh: PREFIX is now called BINDIR: the directory the binaries go in (" + old + "/cursor-wrap, not " + old + "/bin/cursor-wrap); PREFIX still works, as BINDIR\n"; !strings.Contains(out, want) ||
+		!strings.Contains(readOrEmpty(t, filepath.Join(home, ".zshrc")), `"$HOME/old/cursor-wrap"`) {
+		t.Errorf("PREFIX: printed\n%s\nwant %q", out, want)
+	}
+
+	stubWrapper(t, bindir)
+	out = install(t, installEnv(t, home, bindir, "/usr/bin/zsh"), "--no-build")
+	if want := "an earlier install is in " + old + " (a startup line named it; now it names " + bindir + "/cursor-wrap): remove it with: rm " + old + "/cursor-wrap "; !strings.Contains(out, want) {
+		t.Errorf("reinstall: printed\n%s\nwant %q", out, want)
+	}
+	os.Remove(filepath.Join(bindir, "cursor-wrap"))
+	install(t, installEnv(t, home, old, "/usr/bin/zsh"), "--no-build")
+
+	writeText(t, filepath.Join(home, ".bashrc"), "eval \"$(cursor-wrap completion bash)\"\nif command -v cursor-wrap >/dev/null; then eval \"$(cursor-wrap completion bash)\"; fi\n")
+	out = install(t, installEnv(t, home, bindir, ""), "--uninstall")
+	for _, want := range []string{
+		"removed " + old + "/cursor-wrap, of an earlier install (a startup line named it)\n",
+		"~/.zshrc: removed line 1: ",
+		`~/.bashrc: left line 1, your line for cursor-wrap's completions: without cursor-wrap every new shell says "command not found"; remove it: eval "$(cursor-wrap completion bash)"` + "\n",
+		"~/.bashrc: left line 2, your line for cursor-wrap's completions, which does nothing without cursor-wrap: if command -v",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--uninstall printed\n%s\nwant %q", out, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(old, "cursor-wrap")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the earlier install is still there: %v", err)
+	}
+
+	stubWrapper(t, bindir)
+	out = install(t, installEnv(t, home, bindir, "/usr/bin/zsh"), "--no-build", "--no-rc")
+	if !strings.Contains(out, bindir+" is not on PATH, and no startup line was added (--no-rc): type cursor-wrap as "+bindir+"/cursor-wrap, or add "+bindir+" to PATH\n") ||
+		strings.Contains(out, "the shell line names") || strings.Contains(out, "open a new shell") {
+		t.Errorf("--no-rc printed\n%s", out)
 	}
 }
 

@@ -117,7 +117,7 @@ func fishWords(block string) []string {
 	return words
 }
 
-// TestCompletionZsh loads the script the documented way (after compinit)
+// TestCompletionZsh loads the script after compinit, as a .zshrc has it,
 // in an interactive zsh under a pseudo-terminal, presses TAB after each
 // command line, and records what zsh's completion system adds: compadd is
 // wrapped to copy the matches that survive zsh's own filtering to a file.

@@ -277,3 +277,46 @@ cursor-agent -p ask; echo "rc=$?"`
 		t.Errorf("after --remove-agent: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestCompletionLinesAsDocumented: the completion lines docs/usage.md
+// gives load the completions in a fresh bash and a fresh zsh (no compinit
+// run), and say nothing once cursor-wrap is gone from PATH.
+func TestCompletionLinesAsDocumented(t *testing.T) {
+	t.Parallel()
+	usage, err := os.ReadFile("docs/usage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ shell, check, want string }{
+		{"bash", "complete -p cursor-wrap 2>/dev/null", "complete -o default -F _cursor_wrap cursor-wrap\n"},
+		{"zsh", "print -r -- $_comps[cursor-wrap]", "_cursor_wrap\n"},
+	} {
+		line := "if command -v cursor-wrap >/dev/null; then eval \"$(cursor-wrap completion " + c.shell + ")\"; fi"
+		if !strings.Contains(string(usage), line) {
+			t.Errorf("docs/usage.md does not give %q", line)
+		}
+		for _, installed := range []bool{true, false} {
+			home := t.TempDir()
+			path := "/usr/bin:/bin"
+			if installed {
+				path = filepath.Dir(wrapperBin) + ":" + path
+			}
+			args := []string{"--norc", "--noprofile", "-c"}
+			if c.shell == "zsh" {
+				args = []string{"-f", "-c"}
+			}
+			cmd := exec.CommandContext(t.Context(), shellFor(t, c.shell), append(args, line+"\n"+c.check)...)
+			cmd.Env = []string{"HOME=" + home, "ZDOTDIR=" + home, "PATH=" + path, "TERM=xterm"}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			want := c.want
+			if !installed {
+				want = map[string]string{"bash": "", "zsh": "\n"}[c.shell]
+			}
+			if string(out) != want || stderr.Len() != 0 || (installed && err != nil) {
+				t.Errorf("%s, cursor-wrap on PATH %v: %q, %v, stderr %q; want %q", c.shell, installed, out, err, stderr.String(), want)
+			}
+		}
+	}
+}

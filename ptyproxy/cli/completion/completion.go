@@ -54,8 +54,8 @@ func flagNames(flags []compFlag) []string {
 
 // completionHow says how each shell loads its completions.
 const completionHow = `
-  bash: eval "$(cursor-wrap completion bash)"     in ~/.bashrc
-  zsh:  eval "$(cursor-wrap completion zsh)"      in ~/.zshrc, after compinit
+  bash: if command -v cursor-wrap >/dev/null; then eval "$(cursor-wrap completion bash)"; fi   in ~/.bashrc
+  zsh:  if command -v cursor-wrap >/dev/null; then eval "$(cursor-wrap completion zsh)"; fi    in ~/.zshrc
   fish: cursor-wrap completion fish > ~/.config/fish/completions/cursor-wrap.fish`
 
 // Run prints the completion script of a shell, for the commands of env:
@@ -226,7 +226,8 @@ func zshCompletion(commands cli.Table) string {
 	first := `if (( CURRENT == 3 )); then ` + words(shellhook.Shells()) + `; return; fi`
 	return `#compdef cursor-wrap
 # cursor-wrap completion zsh: load it with  eval "$(cursor-wrap completion zsh)"
-# after compinit, or save it as _cursor-wrap in a directory of $fpath.
+# (it runs compinit if nothing has), or save it as _cursor-wrap in a
+# directory of $fpath.
 _cursor_wrap() {
     local cur=${words[CURRENT]} prev=${words[CURRENT-1]} i
     local -a subcommands flags opts
@@ -256,6 +257,8 @@ _cursor_wrap() {
 if [[ ${funcstack[1]} == _cursor-wrap ]]; then
     _cursor_wrap "$@"
 else
+    # compdef comes with compinit, which a fresh zsh has not run.
+    (( $+functions[compdef] )) || { autoload -Uz compinit && compinit -i; }
     compdef _cursor_wrap cursor-wrap
 fi
 `

@@ -24,7 +24,7 @@ func TestCompletionUsage(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{}, {"tcsh"}, {"bash", "zsh"}} {
 		stdout, stderr, code := run(args...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: cursor-wrap completion bash|zsh|fish") || !strings.Contains(stderr, "in ~/.zshrc, after compinit") {
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: cursor-wrap completion bash|zsh|fish") || !strings.Contains(stderr, `if command -v cursor-wrap >/dev/null; then eval "$(cursor-wrap completion zsh)"; fi    in ~/.zshrc`) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}
