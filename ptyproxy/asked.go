@@ -80,8 +80,15 @@ func (l *loop) lookInput(now time.Time) {
 	l.wd.ObserveInput(in, now)
 }
 
-// inputPids are the processes whose wait for input is the agent's.
-func (l *loop) inputPids() []int { return []int{l.p.pid} }
+// inputPids are the processes whose wait for input is the agent's: its
+// own, and the runtime process its profile names (Codex's native binary
+// under node), once found.
+func (l *loop) inputPids() []int {
+	if rt := l.tree.findRuntime(l.tree.snapshot()); rt != 0 {
+		return []int{l.p.pid, rt}
+	}
+	return []int{l.p.pid}
+}
 
 // leftAsking notes the question an agent that exited by itself without its
 // answer left as the last thing it wrote, if any: the last lines of its

@@ -2,10 +2,12 @@ package ptyproxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -302,6 +304,43 @@ func TestPersonFallback(t *testing.T) {
 			w := log.warnings()
 			if len(w) != 1 || !strings.Contains(w[0], "a question counts only on its terminal with no tool call open") || !strings.Contains(w[0], "permission denied") {
 				t.Errorf("warnings %q, want the fallback said once", w)
+			}
+		})
+	}
+}
+
+// TestPersonRuntime: an agent that is a launcher (a shell here, as node
+// is Codex's) whose runtime process asks and waits on the terminal is
+// waiting on a person when its profile names that runtime; under another
+// name the child is not the agent, and the silence falls to the idle rule.
+func TestPersonRuntime(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(self)
+	name = name[:min(len(name), 15)] // what /proc/PID/comm keeps of it
+	for _, runtime := range []string{name, ""} {
+		t.Run("runtime "+runtime, func(t *testing.T) {
+			t.Parallel()
+			th := fast()
+			th.IdleTimeout = 6 * time.Second
+			o := Options{Path: "/bin/sh", Args: []string{"-c", `"$SELF" ` + fakeagent.Subcommand + ` raw "Apply these changes? [y/N] " wait-tty; :`},
+				Env: append(agentEnv(), "SELF="+self), Parse: stream.Parse, Asks: stream.Cursor.Asks, Runtime: runtime, Thresholds: th, KillGrace: time.Second}
+			o.Stdout = &output{}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, waits := Hung, ""
+			if runtime != "" {
+				want, waits = AwaitingPerson, "terminal"
+			}
+			if res.Cause != want || res.Reason.WaitingOn != waits {
+				t.Errorf("cause %v, reason %+v; want %v", res.Cause, res.Reason, want)
 			}
 		})
 	}
