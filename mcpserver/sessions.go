@@ -83,7 +83,7 @@ func (s *Server) agentSessions(_ context.Context, _ *mcp.CallToolRequest, in ses
 	}
 	fmt.Fprintf(&b, "\n%d sessions in %s, newest first:", len(list.Sessions), dir)
 	for _, si := range list.Sessions {
-		fmt.Fprintf(&b, "\n%s  %s  %s  %s  %s", cmp.Or(si.ID, "(no id)"), si.Start, si.Outcome,
+		fmt.Fprintf(&b, "\n%s  %s  %s  %s  %s", cmp.Or(si.ID, "(no id)"), si.Start, si.Told(),
 			(time.Duration(si.DurationMS) * time.Millisecond).String(), si.LogPath)
 	}
 	// The logs were masked as they were written; what is known of a

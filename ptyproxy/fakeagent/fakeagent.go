@@ -2,7 +2,9 @@
 // script of steps (print lines, replay a transcript with its timing,
 // hang, ignore SIGTERM, spawn escaping grandchildren, burn CPU, talk to a
 // model server as the real agents do, exit) so the wrapper can be tested
-// and demonstrated without the real thing.
+// and demonstrated without the real thing; and the demo agent, which
+// answers any headless prompt as cursor-agent does and says it is the
+// demo.
 //
 // Tests re-execute their own binary with Subcommand as its first argument
 // and call Main, like os/exec's helper process; the wrapper's demo

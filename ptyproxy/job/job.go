@@ -98,6 +98,9 @@ type Result struct {
 	End      sessionlog.End
 	LogPath  string
 	Attempts int
+	// Before are the outcomes of the run's earlier attempts, first first:
+	// a restart ran the next one.
+	Before []ptyproxy.Outcome
 	// Model is the model the last attempt asked for, when it was one of
 	// fallback_models rather than the run's own.
 	Model string
@@ -130,8 +133,10 @@ func (j *Job) run(ctx context.Context) (Result, error) {
 	args, why := j.Cmd.Args, ""
 	var notes []sessionlog.Input // what a restart changed of the agent's input
 	run := newRunID()
+	var before []ptyproxy.Outcome
 	for attempt := 1; ; attempt++ {
 		res, err := j.attempt(ctx, run, attempt, why, args, first, notes)
+		res.Before = before
 		if err != nil {
 			j.ended(res, err)
 			return res, err
@@ -168,6 +173,7 @@ func (j *Job) run(ctx context.Context) (Result, error) {
 		}
 		j.console.Warn(fmt.Sprintf("restarting (attempt %d): %s", attempt+1, next.why))
 		j.notify(notify.Restart, res, next.why)
+		before = append(before, res.Outcome)
 		if next.at.After(now) {
 			if sig, stopped := j.sleep(ctx, next.at); stopped {
 				res.Cause, res.Signal = ptyproxy.Interrupted, sig

@@ -71,12 +71,12 @@ func (j *Job) notifyError(res Result) {
 	}
 }
 
-// ended tells of the run's end (finish), then gives the deliveries in
+// ended tells of the run's end (finish), the whole run told, then gives the deliveries in
 // flight a bounded time to get out before the caller exits
 // (notify.Sender.Wait: at most notify.ExitWait, and notify.AnswerWait for
 // a server that took the request and does not answer).
 func (j *Job) ended(res Result, err error) {
-	reason := j.Cmd.outcomeWords(res.Outcome)
+	reason := j.Cmd.RunWords(res)
 	if err != nil {
 		reason = "the agent could not be started: " + err.Error()
 	}

@@ -90,6 +90,11 @@ func TestNotifyEvents(t *testing.T) {
 	if err != nil || res.Attempts != 2 || res.End.Status != 0 {
 		t.Fatalf("run: %+v, %v", res, err)
 	}
+	// The run is told whole: its attempts, the restart's cause, the time
+	// from its first attempt's start.
+	if sum := j.Cmd.Summary(res); !regexp.MustCompile(`^session s-1 finished \(exit 0\) after [\d.]+m?s over 2 attempts \(attempt 1 hung \(idle\) and was killed after [\d.]+m?s\); `).MatchString(sum) {
+		t.Errorf("summary %q", sum)
+	}
 	res.AgentError = &stream.AgentError{Kind: stream.RateLimit, Message: "the agent's provider is rate-limiting requests"}
 	j.notifyError(res)
 	var got []notify.Message
@@ -118,7 +123,7 @@ func TestNotifyEvents(t *testing.T) {
 	for i, want := range []string{`^no output for [45]\d\dms; the agent will be stopped in [45]\d\dms unless it speaks$`,
 		`^no output for 1(\.\d)?s with no tool call running \(idle timeout 1s\)`,
 		`^the last attempt hung \(idle\); resuming session s-1 with "continue"$`,
-		`^finished \(exit 0\)$`, `^rate_limit: the agent's provider is rate-limiting requests$`} {
+		`^finished \(exit 0\) after [\d.]+m?s over 2 attempts \(attempt 1 hung \(idle\) and was killed after [\d.]+m?s\)$`, `^rate_limit: the agent's provider is rate-limiting requests$`} {
 		if !regexp.MustCompile(want).MatchString(got[i].Reason) {
 			t.Errorf("%s reason %q, want %s", got[i].Event, got[i].Reason, want)
 		}

@@ -38,12 +38,13 @@ func SpentOf(u *stream.Usage) *Spent {
 // holds it: sessionlog's End.
 type End = sessionlog.End
 
-// Session is one past session at a glance, as sessionlog lists them.
+// Session is one run at a glance, its attempts inside, as sessionlog
+// lists them.
 type Session = sessionlog.Session
 
-// Sessions lists at most limit session logs in dir, newest first, as
-// sessionlog does; running names the logs of attempts running in this
+// Sessions lists at most limit runs in dir, newest first, as sessionlog
+// does; running names the logs of attempts running in this
 // process now.
 func Sessions(dir string, limit int, running map[string]bool) []Session {
-	return sessionlog.Sessions(dir, limit, running)
+	return sessionlog.Sessions(dir, sessionlog.Query{Limit: limit}, running)
 }

@@ -9,24 +9,30 @@ import (
 	"cursor-wrap/watchdog"
 )
 
-// Summary is the line that says how a run of c ended, for the console. A
-// run watched for bytes only has no session, tool calls or result to speak
-// of, so its line leaves them out.
+// Summary is the line that says how a run of c ended, for the console:
+// the whole run, its restarts told. A run watched for bytes only has no
+// session, tool calls or result to speak of, so its line leaves them out.
 func (c Command) Summary(r Result) string {
 	out := r.Outcome
-	took := watchdog.Round(out.Ended.Sub(out.Started))
+	calls, silence, open := out.ToolCalls, out.LongestSilence, out.SilenceOpen
+	for _, o := range r.Before {
+		calls += o.ToolCalls
+		if o.LongestSilence > silence {
+			silence, open = o.LongestSilence, o.SilenceOpen
+		}
+	}
 	var s string
 	if c.Mode == stream.Events {
-		s = fmt.Sprintf("session %s %s after %s; %s", orNone(out.SessionID), c.outcomeWords(out), took, count(out.ToolCalls, "tool call"))
+		s = fmt.Sprintf("session %s %s; %s", orNone(out.SessionID), c.RunWords(r), count(calls, "tool call"))
 	} else {
-		s = fmt.Sprintf("the agent %s after %s", c.outcomeWords(out), took)
+		s = "the agent " + c.RunWords(r)
 	}
 	if c.Mode == stream.Events {
 		s += "; usage: " + stream.UsageWords(r.Spent)
 	}
-	s += "; longest silence " + watchdog.Round(out.LongestSilence)
-	if len(out.SilenceOpen) > 0 {
-		call := out.SilenceOpen[0]
+	s += "; longest silence " + watchdog.Round(silence)
+	if len(open) > 0 {
+		call := open[0]
 		s += fmt.Sprintf(" (during %s %q)", call.Kind, call.Command)
 	}
 	if out.Answer != "" {
@@ -49,6 +55,26 @@ func (c Command) Summary(r Result) string {
 		s += "; log " + r.LogPath
 	}
 	return s
+}
+
+// RunWords says how a run ended, how long it took from its first
+// attempt's start, and, when a restart ran, its attempts before the last:
+// "finished (exit 0) after 5s over 2 attempts (attempt 1 hung (idle) and
+// was killed after 3s)".
+func (c Command) RunWords(r Result) string {
+	out, started := r.Outcome, r.Started
+	if len(r.Before) > 0 {
+		started = r.Before[0].Started
+	}
+	s := fmt.Sprintf("%s after %s", c.outcomeWords(out), watchdog.Round(out.Ended.Sub(started)))
+	if len(r.Before) == 0 {
+		return s
+	}
+	words := make([]string, len(r.Before))
+	for i, o := range r.Before {
+		words[i] = fmt.Sprintf("attempt %d %s after %s", i+1, c.outcomeWords(o), watchdog.Round(o.Ended.Sub(o.Started)))
+	}
+	return fmt.Sprintf("%s over %d attempts (%s)", s, len(r.Before)+1, strings.Join(words, ", "))
 }
 
 // outcomeWords says in a few words how an attempt ended.

@@ -16,6 +16,9 @@ func TestSummary(t *testing.T) {
 	start := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 	out := ptyproxy.Outcome{Started: start, Ended: start.Add(1500 * time.Millisecond), ExitCode: 0, LongestSilence: time.Second}
 	res := Result{Outcome: out, LogPath: "/logs/x.jsonl"}
+	restarted := res
+	restarted.Before = []ptyproxy.Outcome{{Started: start.Add(-5 * time.Second), Ended: start.Add(-2 * time.Second), Cause: ptyproxy.Hung,
+		Reason: watchdog.Reason{Kind: watchdog.KindIdle}, ToolCalls: 2, LongestSilence: 3 * time.Second}}
 	spent := res
 	spent.Spent = &stream.Usage{Input: 1200, Output: 340, CacheRead: 9000, CostUSD: 0.0123, HasCost: true}
 	for _, tc := range []struct {
@@ -28,6 +31,10 @@ func TestSummary(t *testing.T) {
 		{"events", Command{Mode: stream.Events}, res, "session (no id) exited 0 without a result after 1.5s; 0 tool calls; usage: not reported; longest silence 1s; log /logs/x.jsonl"},
 		{"spent", Command{Mode: stream.Events}, spent,
 			"session (no id) exited 0 without a result after 1.5s; 0 tool calls; usage: tokens in 1,200, out 340, cache read 9,000, write 0, cost $0.0123; longest silence 1s; log /logs/x.jsonl"},
+		// A restarted run is told whole: from its first attempt's start,
+		// its tool calls and longest silence over every attempt.
+		{"restarted", Command{Mode: stream.Events}, restarted,
+			"session (no id) exited 0 without a result after 6.5s over 2 attempts (attempt 1 hung (idle) and was killed after 3s); 2 tool calls; usage: not reported; longest silence 3s; log /logs/x.jsonl"},
 		// No session, tool calls, result or usage to speak of in bytes.
 		{"bytes", Command{Mode: stream.Bytes}, res, "the agent exited 0 after 1.5s; longest silence 1s; log /logs/x.jsonl"},
 	} {

@@ -30,7 +30,6 @@ var (
 	readsWhole     = map[string]string{
 		"ptyproxy/cli/inspect:Run":              "inspect reads the one log it was given, or picked by List or Hangs, whole",
 		"ptyproxy/sessionlog/timeline:Attempts": "inspect --html reads the attempts of the run it shows, whole",
-		"ptyproxy/sessionlog/timeline:sameRun":  "inspect --html reads the attempts of the run it shows, whole",
 	}
 )
 

@@ -22,6 +22,9 @@ type Summary struct {
 	Path    string
 	Command Command   // the first record
 	Start   time.Time // the first record's time
+	// Restart says why the attempt ran, from its restart record; "" for
+	// a run's first attempt.
+	Restart string
 	// Pid is the agent's, from its start record; 0 when it never started.
 	Pid int
 	// SessionID is the first the agent named in the log's head, else in
@@ -241,6 +244,11 @@ func (s *summary) take(line []byte, whole bool) error {
 			if json.Unmarshal(line, &r) == nil {
 				s.Pid = r.Pid
 			}
+		}
+	case "restart":
+		var r Restart
+		if json.Unmarshal(line, &r) == nil {
+			s.Restart = r.Why
 		}
 	case msgEvent:
 		switch {

@@ -1,5 +1,8 @@
 // Package demo is the command `cursor-wrap demo`: the wrapper against its
-// fake agent twice, a normal session and a hang, narrated.
+// fake agent twice, a normal session and a hang, narrated; and
+// `--install-agent`/`--remove-agent`, which put the demo agent (a script
+// that runs this binary as `fakeagent.Demo`) where the wrapper finds it
+// while no cursor-agent is installed, and take it away.
 package demo
 
 import (

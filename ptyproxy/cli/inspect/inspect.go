@@ -1,11 +1,14 @@
-// Package inspect is the command `cursor-wrap inspect`: a session log as
-// a timeline, or its run as an HTML page.
+// Package inspect is the command `cursor-wrap inspect`: a run, all its
+// attempts, as a timeline or as an HTML page, named by a session log or a
+// session id.
 package inspect
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"time"
@@ -15,12 +18,14 @@ import (
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
+	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 )
 
 // Command is `cursor-wrap inspect`.
 var Command = cli.Command{
-	Name: "inspect", Args: "[--json | --html [-o FILE]] [--gap 10s] FILE | --last | --last-hang",
-	Summary: "a session log as a timeline, or its run as an HTML page",
+	Name: "inspect", Args: "[--json | --html [-o FILE]] [--gap 10s] FILE|SESSION | --last | --last-hang",
+	Summary: "a run, all its attempts, as a timeline or an HTML page",
 	Flags:   cli.Declares(declare), Run: Run,
 }
 
@@ -35,18 +40,20 @@ type options struct {
 // declare declares the flags of inspect.
 func declare(fs *flag.FlagSet) *options {
 	var o options
-	fs.BoolVar(&o.json, "json", false, "print the timeline as one JSON document")
+	fs.BoolVar(&o.json, "json", false, "print the timeline of the log named (of a run, its last attempt) as one JSON document")
 	fs.BoolVar(&o.html, "html", false, "write the run as one self-contained HTML page: its tool calls, silences and verdict on a time axis, one lane per attempt")
 	fs.StringVar(&o.out, "o", "", "with --html, write the page to this file instead of stdout")
 	fs.BoolVar(&o.last, "last", false, "inspect the newest log in the log dir")
 	fs.BoolVar(&o.lastHang, "last-hang", false, "inspect the newest log in the log dir of a session that hung")
 	fs.DurationVar(&o.gap, "gap", 10*time.Second, "mark silences at least this long")
-	o.LogDirFlags.Declare(fs, "the log dir for --last")
+	o.LogDirFlags.Declare(fs, "the log dir for --last and a SESSION id")
 	return &o
 }
 
-// Run prints a session log as a timeline:
-// cursor-wrap inspect [--json | --html [-o FILE]] [--gap 10s] FILE | --last | --last-hang.
+// Run prints a run as a timeline, each of its attempts in turn:
+// cursor-wrap inspect [--json | --html [-o FILE]] [--gap 10s] FILE|SESSION | --last | --last-hang.
+// A FILE that exists wins over a SESSION id of the same name; an id may be
+// cut to a prefix that names one run.
 func Run(env *cli.Env, args []string) int {
 	o, flags, status, done := cli.ParseCommand(env, "inspect", args, declare, false)
 	if done {
@@ -60,7 +67,7 @@ func Run(env *cli.Env, args []string) int {
 	case newest && flags.NArg() > 0:
 		return env.Fail(job.ExitUsage, "inspect: --last or a FILE, not both\n%s", inspectUsage)
 	case !newest && flags.NArg() == 0:
-		return env.Fail(job.ExitUsage, "inspect: which log? Give its FILE, or --last for the newest\n%s", inspectUsage)
+		return env.Fail(job.ExitUsage, "inspect: which run? Give a log's FILE or a SESSION id, or --last for the newest\n%s", inspectUsage)
 	case o.json && o.html:
 		return env.Fail(job.ExitUsage, "inspect: --json or --html, not both\n%s", inspectUsage)
 	case o.out != "" && !o.html:
@@ -69,6 +76,12 @@ func Run(env *cli.Env, args []string) int {
 		return env.Fail(job.ExitUsage, "inspect: one FILE at a time, not %d\n%s", flags.NArg(), inspectUsage)
 	}
 	path := flags.Arg(0)
+	if !newest {
+		var status int
+		if path, status = pick(env, o, path); path == "" {
+			return status
+		}
+	}
 	if newest {
 		dir, err := o.Dir(env)
 		if err != nil {
@@ -115,8 +128,37 @@ func Run(env *cli.Env, args []string) int {
 		}
 		return 0
 	}
-	t.Format(env.Stdout, o.gap, cli.Colour(env.Stdout))
+	run := t.Attempts(o.gap)
+	if len(run) == 1 {
+		t.Format(env.Stdout, o.gap, cli.Colour(env.Stdout))
+		return 0
+	}
+	// The whole run: how it ended, then each attempt's timeline.
+	s := sessionlog.RunSession(logsOf(run))
+	usage := "not reported"
+	if s.Usage != nil {
+		usage = s.Usage.Usage().Short()
+	}
+	fmt.Fprintf(env.Stdout, "run      %s  (%s)\nended    %s after %s; usage %s\n", cmp.Or(stream.Display(s.Run), "-"),
+		stream.Display(s.Agent), stream.Display(s.Told()), watchdog.Round(time.Duration(s.DurationMS)*time.Millisecond), usage)
+	for i, a := range run {
+		fmt.Fprintf(env.Stdout, "\n── attempt %d of %d", i+1, len(run))
+		if why := s.Attempts[i].Restart; why != "" {
+			fmt.Fprintf(env.Stdout, ": %s", stream.Display(why))
+		}
+		fmt.Fprint(env.Stdout, "\n\n")
+		a.Format(env.Stdout, o.gap, cli.Colour(env.Stdout))
+	}
 	return 0
+}
+
+// logsOf is the logs of a run's attempts.
+func logsOf(run []*timeline.Timeline) []string {
+	paths := make([]string, len(run))
+	for i, t := range run {
+		paths[i] = t.Path
+	}
+	return paths
 }
 
 // writeHTML writes the page of a run's attempts to out ("" for stdout).

@@ -104,7 +104,7 @@ func TestInspectErrorsNameTheFix(t *testing.T) {
 	}{
 		{[]string{"--lats"}, 2, "inspect: unknown flag --lats: did you mean --last?"},
 		{[]string{"--gap", "5"}, 2, `inspect: --gap 5: "5" is not a duration like 90s or 5m`},
-		{nil, 2, "inspect: which log? Give its FILE, or --last for the newest"},
+		{nil, 2, "inspect: which run? Give a log's FILE or a SESSION id, or --last for the newest"},
 		{[]string{notALog}, 1, notALog + ` is not a cursor-wrap session log: not a log record`},
 		{[]string{"--json", "--html", notALog}, 2, "inspect: --json or --html, not both"},
 		{[]string{"-o", "page.html", notALog}, 2, "inspect: -o names the file --html writes; give --html too"},
@@ -121,5 +121,58 @@ func TestInspectErrorsNameTheFix(t *testing.T) {
 		if code != tc.code || stdout != "" || !strings.HasPrefix(stderr, "cursor-wrap: ") || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, stdout, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestInspectBySessionID opens a run by the session id sessions prints, or
+// a prefix of it, as by its log; an id that names no run, or more than
+// one, says so and names the fix.
+func TestInspectBySessionID(t *testing.T) {
+	t.Parallel()
+	dir, hang := logDir(t)
+	byPath, _, _ := run("--gap", "500ms", hang)
+	for _, id := range []string{"hang-0001", "hang-"} {
+		stdout, stderr, code := run("--gap", "500ms", "--log-dir", dir, id)
+		if code != 0 || stderr != "" || stdout != byPath {
+			t.Errorf("%s: exit %d, stderr %q:\n%s", id, code, stderr, stdout)
+		}
+	}
+	page := filepath.Join(t.TempDir(), "run.html")
+	if _, stderr, code := run("--html", "-o", page, "--log-dir", dir, "3c1e"); code != 0 {
+		t.Errorf("--html 3c1e: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := run("--log-dir", dir, "zz"); code != 1 || !strings.Contains(stderr, "cannot read zz: no such file, and no session in "+dir+" has an id that starts so (`cursor-wrap sessions` lists them)") {
+		t.Errorf("zz: exit %d, %s", code, stderr)
+	}
+	// The same session in two runs: the prefix is ambiguous.
+	data, err := os.ReadFile(hang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cursor-wrap-1795647178000-again.jsonl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run("--log-dir", dir, "hang")
+	if code != 2 || !strings.HasPrefix(stderr, "cursor-wrap: inspect: hang starts the id of 2 sessions; give more of it, or a log's path:\n  hang-0001  ") ||
+		strings.Count(stderr, "\n  hang-0001  ") != 2 {
+		t.Errorf("an ambiguous id: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInspectFileWinsOverID: a file in the working directory named as a
+// session id is the log inspect reads.
+func TestInspectFileWinsOverID(t *testing.T) {
+	dir, _ := logDir(t)
+	data, err := os.ReadFile(filepath.Join("..", "..", "sessionlog", "timeline", "testdata", "normal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("hang-0001", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run("--log-dir", dir, "hang-0001")
+	if code != 0 || !strings.Contains(stdout, "\nsession  6f1d2c3a-8b4e-4f7a-9c2d-5e8b1a0f3c47") {
+		t.Errorf("exit %d, stderr %q:\n%.200s", code, stderr, stdout)
 	}
 }

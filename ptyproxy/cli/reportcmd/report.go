@@ -55,7 +55,7 @@ func Run(env *cli.Env, args []string) int {
 	if done {
 		return status
 	}
-	since, err := parseSince(o.since, time.Now())
+	since, err := cli.ParseSince(o.since, time.Now())
 	if err != nil {
 		return env.Fail(job.ExitUsage, "report: --since %s: %v\n%s", o.since, err, env.Usage("report"))
 	}
@@ -146,26 +146,6 @@ func keptOf(configPath string, n int, attempts []report.Attempt) *keptLogs {
 		}
 	}
 	return k
-}
-
-// parseSince reads --since: a date (the start of that day, local time), or
-// a time back from now (7d, 36h); "" is the beginning of time.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("give a date (2006-01-02) or a time back from now (7d, 36h)")
 }
 
 // writeReport writes the groups as an aligned table, a row each and one for

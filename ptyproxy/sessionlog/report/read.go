@@ -10,11 +10,9 @@ import (
 // An Attempt is what a report needs of one session log (one attempt of a
 // run), read from its summary: never the whole log.
 type Attempt struct {
-	Path   string
-	Agent  string
-	Run    string // the run's id; "" in a log written before runs had one
-	Number int    // 1 for the first attempt of its run
-	Start  time.Time
+	Path string
+	// RunKey puts it in its run: its agent, run id, number and start.
+	sessionlog.RunKey
 	// End is its exit record's time; zero without one.
 	End time.Time
 	// Ending is how it ended: its exit record, and what older logs say
@@ -36,9 +34,7 @@ func ReadFile(path string) (Attempt, error) {
 
 // attemptOf is the attempt a log's summary says.
 func attemptOf(s sessionlog.Summary) Attempt {
-	c := s.Command
-	a := Attempt{Path: s.Path, Agent: c.AgentName(), Run: c.Run, Number: max(c.Attempt, 1), Start: s.Start,
-		End: s.ExitAt, Ending: s.Ending()}
+	a := Attempt{Path: s.Path, RunKey: s.Key(), End: s.ExitAt, Ending: s.Ending()}
 	if s.Usage != nil {
 		a.Usage = new(s.Usage.Usage())
 	}

@@ -6,7 +6,6 @@ package report
 import (
 	"cmp"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,44 +73,21 @@ func (r Run) Duration() (time.Duration, bool) {
 	return max(r.End.Sub(r.Start), 0), true
 }
 
-// Runs groups attempts into runs, oldest first: by the run id each
-// attempt's command record carries. A log from before runs had one joins
-// the newest run of its agent whose last attempt came just before it in
-// number. A run whose first attempts were pruned starts at its oldest
-// remaining one.
+// Runs groups attempts into runs, oldest first, as sessionlog.GroupRuns
+// does.
 func Runs(attempts []Attempt) []Run {
-	attempts = slices.Clone(attempts)
-	slices.SortStableFunc(attempts, func(a, b Attempt) int { return a.Start.Compare(b.Start) })
-	var runs []*Run
-	byID := map[string]*Run{}
-	for _, a := range attempts {
-		var r *Run
-		if a.Run != "" {
-			r = byID[a.Agent+"\x00"+a.Run]
-		} else if a.Number > 1 {
-			for i := len(runs) - 1; i >= 0; i-- {
-				if c := runs[i]; c.Agent == a.Agent && c.Last.Run == "" && c.Last.Number == a.Number-1 {
-					r = c
-					break
-				}
-			}
+	groups := sessionlog.GroupRuns(attempts, func(a Attempt) sessionlog.RunKey { return a.RunKey })
+	runs := make([]Run, len(groups))
+	for i, g := range groups {
+		r := Run{Agent: g[0].Agent, Start: g[0].Start}
+		for _, a := range g {
+			r.Attempts++
+			r.Last, r.End = a, a.End
+			r.Usage = add(r.Usage, a.Usage)
 		}
-		if r == nil {
-			r = &Run{Agent: a.Agent, Start: a.Start}
-			runs = append(runs, r)
-			if a.Run != "" {
-				byID[a.Agent+"\x00"+a.Run] = r
-			}
-		}
-		r.Attempts++
-		r.Last, r.End = a, a.End
-		r.Usage = add(r.Usage, a.Usage)
+		runs[i] = r
 	}
-	out := make([]Run, len(runs))
-	for i, r := range runs {
-		out[i] = *r
-	}
-	return out
+	return runs
 }
 
 // add is the sum of two usages, either nil when not reported.

@@ -15,7 +15,7 @@ import (
 // as cause and status said, took seconds, and spent usage (nil: reported
 // nothing).
 func attempt(agent, run string, n int, start, took time.Duration, cause string, status int, usage *stream.Usage) Attempt {
-	a := Attempt{Agent: agent, Run: run, Number: n, Start: t0.Add(start), Usage: usage}
+	a := Attempt{RunKey: sessionlog.RunKey{Agent: agent, Run: run, Number: n, Start: t0.Add(start)}, Usage: usage}
 	if cause != "" {
 		a.End = a.Start.Add(took)
 		a.Exit = &sessionlog.Exit{End: sessionlog.End{Cause: cause, Status: status}}
