@@ -394,3 +394,36 @@ func selfPath(t *testing.T) string {
 	}
 	return self
 }
+
+// maxLines bounds a non-test Go file: past it, a file holds more than one
+// thing, and a reader loses their way in it.
+const maxLines = 450
+
+// TestNoFileOverMaxLines reads every non-test Go file of the module.
+func TestNoFileOverMaxLines(t *testing.T) {
+	t.Parallel()
+	files := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		if n := bytes.Count(data, []byte("\n")); n > maxLines {
+			t.Errorf("%s has %d lines, over %d: split it by what its parts do", path, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil || files < 100 {
+		t.Fatalf("read %d Go files: %v", files, err)
+	}
+}
