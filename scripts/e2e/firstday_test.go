@@ -320,3 +320,18 @@ func TestCompletionLinesAsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorChecksTheShellItRunsIn: doctor typed in a zsh that does not
+// export SHELL checks zsh, and says why; SHELL names another shell.
+func TestDoctorChecksTheShellItRunsIn(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), shellFor(t, "zsh"), "-f", "-c", `"$0" doctor; exit $?`, wrapperBin)
+	cmd.Env = []string{"HOME=" + home, "TERM=xterm", "PATH=/usr/bin:/bin", "SHELL=/bin/sh", "CURSOR_WRAP_CONFIG=/nonexistent/config.toml"}
+	out, _ := cmd.CombinedOutput()
+	for _, want := range []string{"  (the shell checked: zsh, the shell that started this command)\n", "✗ cursor-agent in a new zsh does not go through the wrapper\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor printed\n%s\nwant %q", out, want)
+		}
+	}
+}

@@ -53,9 +53,10 @@ func installAgent(env *cli.Env) int {
 	}
 	name := env.TypedName()
 	fmt.Fprintf(env.Stdout, "installed the demo agent: %s\n", cli.Tilde(path))
-	fmt.Fprintf(env.Stdout, `It stands in for cursor-agent while none is installed: the cursor-agent function of the shell line,
-%[1]s and %[1]s mcp run it. It is not Cursor's agent: it reads no code and changes nothing, and
-its answers, its --version and its runs in sessions and report ("cursor (demo)") say it is the demo.
+	fmt.Fprintf(env.Stdout, `It stands in for cursor-agent while none is installed: the cursor-agent function,
+the wrapper and its MCP server run it. It is not Cursor's agent: it reads no code and changes
+nothing, and its answers, its --version and its runs in sessions and report ("cursor (demo)")
+say it is the demo.
 Try it:
   cursor-agent -p "fix the failing test"
   cursor-agent -p --output-format stream-json "fix the failing test"

@@ -44,7 +44,8 @@ type options struct {
 func declare(fs *flag.FlagSet) *options {
 	var o options
 	o.Options.Declare(fs)
-	fs.StringVar(&o.shell, "shell", filepath.Base(os.Getenv("SHELL")), "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", "))
+	fs.StringVar(&o.shell, "shell", "", "the shell whose cursor-agent to check: "+strings.Join(shellhook.Shells(), ", ")+
+		" (default: the one doctor was started from, else $SHELL's, else the password database's)")
 	return &o
 }
 
@@ -121,7 +122,14 @@ func Run(env *cli.Env, args []string) int {
 		}
 	}
 
-	checkShell(env, check, warn, o.shell, funcs[0])
+	shell := o.shell
+	if shell == "" {
+		var why string
+		if shell, why = shellhook.UserShell(); shell != "" {
+			fmt.Fprintf(env.Stdout, "  (the shell checked: %s, %s)\n", shell, why)
+		}
+	}
+	checkShell(env, check, warn, shell, funcs[0])
 
 	logsWritable, logsState := logDirState(cfg.LogDir)
 	check(logsWritable, logsState, "make "+cfg.LogDir+" writable, or set log_dir")
