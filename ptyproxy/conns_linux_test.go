@@ -1,6 +1,7 @@
 package ptyproxy
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"cursor-wrap/ptyproxy/sessionlog"
 )
 
 // TestTCPConns reads a loopback connection back from sock_diag: what was
@@ -122,5 +125,29 @@ func TestConnTableDumpsOnce(t *testing.T) {
 		if ct.missed[inode] != missedDumps {
 			t.Errorf("socket %d missed by %d dumps, want %d", inode, ct.missed[inode], missedDumps)
 		}
+	}
+}
+
+// TestConnsUnseenSaid: on a host whose kernel does not answer sock_diag,
+// a run says once, at its start, that a model that thinks in silence is
+// judged by idle_timeout alone, and doctor's check fails naming the fix.
+// Not parallel with the package's other tests: it swaps the sock_diag the
+// whole package asks.
+func TestConnsUnseenSaid(t *testing.T) {
+	was := sockDiag
+	sockDiag = func() error { return errors.New("protocol not supported") }
+	t.Cleanup(func() { sockDiag = was })
+	th := fast()
+	th.ActivityProbe = true
+	log := &records{}
+	runAgent(t, Options{Thresholds: th, Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))},
+		"line", `{"type":"system","subtype":"init","session_id":"s-1"}`, "line", `{"type":"result","subtype":"success","result":"ok"}`)
+	w := log.warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "the kernel does not tell the agent's connections: sock_diag does not answer (protocol not supported)") ||
+		!strings.Contains(w[0], "judged by idle_timeout alone") {
+		t.Errorf("warnings %q, want the kernel's silence said once", w)
+	}
+	if ok, what, fix := ConnCheck(); ok || !strings.Contains(what, "protocol not supported") || !strings.Contains(fix, "modprobe tcp_diag") {
+		t.Errorf("doctor's check: %v, %q, %q", ok, what, fix)
 	}
 }
