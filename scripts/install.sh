@@ -312,6 +312,16 @@ left_behind() {
 if [ "$uninstall" = 1 ]; then
 	left=$(left_behind)
 	failed=0
+	# The demo agent runs the wrapper: it goes first, by the wrapper, which
+	# knows what it made for it.
+	demo=${XDG_DATA_HOME:-$HOME/.local/share}/cursor-wrap/demo-agent/cursor-agent
+	if [ -e "$demo" ]; then
+		if [ -x "$bin" ]; then
+			"$bin" demo --remove-agent | grep -e '^removed' || true
+		else
+			echo "left $(tilde "$demo"), the demo agent, which no longer runs: rm -r '$(dirname "$demo")'"
+		fi
+	fi
 	for f in "$bin" "$mcp" "$otel"; do
 		if [ -e "$f" ]; then
 			rm -f "$f"

@@ -44,7 +44,7 @@ func installEnv(t *testing.T, home, prefix, shell string, extra ...string) []str
 	if err != nil {
 		testenv.SkipOutsideCI(t, "no usable go toolchain: %v", err)
 	}
-	drop := []string{"HOME", "BINDIR", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
+	drop := []string{"HOME", "BINDIR", "PREFIX", "SHELL", "ZDOTDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "GOCACHE", "GOMODCACHE", "GOPATH"}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(drop, name) || strings.HasPrefix(name, "CURSOR_WRAP_")
@@ -264,7 +264,19 @@ func TestInstall(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// The demo agent, which runs the wrapper, goes with it.
+			demo := exec.Command(filepath.Join(prefix, "cursor-wrap"), "demo", "--install-agent")
+			demo.Env = env
+			if b, err := demo.CombinedOutput(); err != nil {
+				t.Fatalf("demo --install-agent: %v\n%s", err, b)
+			}
 			out = install(t, env, "--uninstall")
+			if !strings.Contains(out, "removed the demo agent ~/.local/share/cursor-wrap/demo-agent/cursor-agent\n") {
+				t.Errorf("uninstall printed\n%s\nwant the demo agent removed", out)
+			}
+			if _, err := os.Lstat(filepath.Join(home, ".local", "share", "cursor-wrap")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the demo agent's directories are left: %v", err)
+			}
 			mcpGone := "removed " + filepath.Join(prefix, "cursor-wrap-mcp") + "\n"
 			if !c.build {
 				mcpGone = filepath.Join(prefix, "cursor-wrap-mcp") + ": not there\n"
