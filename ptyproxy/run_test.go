@@ -690,7 +690,6 @@ func TestActivityEvidence(t *testing.T) {
 		silence time.Duration
 	}{
 		{"burning CPU", []string{"line", "x", "burn", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 1500 * time.Millisecond},
-		{"reading", []string{"line", "x", "read", "2500ms", "line", `{"type":"result"}`}, 10 * time.Second, false, 1500 * time.Millisecond},
 		{"idle", []string{"line", "x", "sleep", "5s", "line", `{"type":"result"}`}, 10 * time.Second, true, time.Second},
 		{"busy past max_silence", []string{"line", "x", "burn", "10s"}, 2 * time.Second, true, 2 * time.Second},
 		// A tool started with no declared timeout runs in its own session,

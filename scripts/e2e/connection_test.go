@@ -250,13 +250,14 @@ func TestKeepAlivesWhileTheModelThinks(t *testing.T) {
 
 // TestTextModeWorkNotCapped (case 6): in text mode the agent prints
 // nothing until it ends; while it works its silence is not capped by
-// max_silence. (It reads: a starved CPU burner on a loaded machine can
-// fall under the CPU floor, which TestConnEvidence covers with a fake
-// clock.)
+// max_silence. (The work is a tool's, in a session of its own: what the
+// agent reads itself is not work, and a starved CPU burner on a loaded
+// machine can fall under the CPU floor, which TestConnTextModeWork
+// covers with a fake clock.)
 func TestTextModeWorkNotCapped(t *testing.T) {
 	t.Parallel()
 	r := runWrapper(t, []string{"CURSOR_WRAP_SHELL_FUNC=cursor-agent"}, nil, "--alias", "--idle-timeout", "2s", "--max-silence", "3s",
-		"--", "-p", "--output-format", "text", "read", "8s", "line", "All done.")
+		"--", "-p", "--output-format", "text", "work", "8s", "line", "All done.")
 	if r.code != 0 || firstRecord(t, r.logDir, "hang_detected") != nil || !bytes.Contains(r.stdout, []byte("All done.")) {
 		t.Errorf("exit %d after %v; stderr %s", r.code, r.took, r.stderr)
 	}
