@@ -15,6 +15,7 @@ import (
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // runInput is the arguments of run_agent and start_agent.
@@ -92,7 +93,7 @@ func launchFor(in runInput, cfg config.Config) (job.Request, job.Limits, error) 
 		return l, lim, fmt.Errorf("max_cost_usd %v: want a positive number of US dollars, or none", in.MaxCostUSD)
 	}
 	lim.MaxTokens = budget(&lim, watchdog.BudgetTokens, in.MaxTokens, cfg.MaxTokens, strconv.Itoa)
-	lim.MaxCostUSD = budget(&lim, watchdog.BudgetCost, in.MaxCostUSD, cfg.MaxCostUSD, stream.Dollars)
+	lim.MaxCostUSD = budget(&lim, watchdog.BudgetCost, in.MaxCostUSD, cfg.MaxCostUSD, words.Dollars)
 	return l, lim, nil
 }
 

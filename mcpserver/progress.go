@@ -13,6 +13,7 @@ import (
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // progressEvery is the longest a caller that asked for progress goes
@@ -71,7 +72,7 @@ func describe(v view, now time.Time) (key, text string) {
 	case !v.started && !v.queued:
 		return "", ""
 	case !v.started:
-		return "queued", fmt.Sprintf("queued: %d of %d agents running, waited %s", v.running, v.limit, watchdog.Round(max(now.Sub(v.arrived), 0)))
+		return "queued", fmt.Sprintf("queued: %d of %d agents running, waited %s", v.running, v.limit, words.Duration(max(now.Sub(v.arrived), 0)))
 	case v.status == nil:
 		return "starting", "starting the agent"
 	}
@@ -99,7 +100,7 @@ func describe(v view, now time.Time) (key, text string) {
 func notes(r watchdog.Reason) string {
 	var notes []string
 	if r.Silence >= quietAfter {
-		notes = append(notes, "silent "+watchdog.Round(r.Silence))
+		notes = append(notes, "silent "+words.Duration(r.Silence))
 	}
 	if r.Evidence.Extended > 0 {
 		notes = append(notes, "agent busy")
@@ -140,7 +141,7 @@ func (r *run) follow(ctx context.Context, ss *mcp.ServerSession, token any, unti
 			if key, text := describe(r.view(), now); key != "" && p.due(key, now) {
 				// Progress must grow with each notification.
 				progress = max(progress+0.001, now.Sub(r.arrived).Seconds())
-				_ = ss.NotifyProgress(ctx, sentProgress(token, r.mask(stream.Display(r.redact(text))), progress)) // A gone client is no error of ours.
+				_ = ss.NotifyProgress(ctx, sentProgress(token, r.mask(words.Display(r.redact(text))), progress)) // A gone client is no error of ours.
 			}
 			wait = p.wait(now)
 		}
@@ -206,7 +207,7 @@ func (r *run) warningText(rs sentReason) string {
 	if a.FromStream {
 		a.Text += notes(rs.Reason)
 	}
-	return stream.Display(r.redact("agent hang imminent: " + a.Text + "; " + rs.Imminent()))
+	return words.Display(r.redact("agent hang imminent: " + a.Text + "; " + rs.Imminent()))
 }
 
 // warn tells the client a hang kill is near, once per impending hang.

@@ -14,8 +14,8 @@ import (
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/redact"
-	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // Codes of a failed call or run, in its structured content.
@@ -212,7 +212,7 @@ func (r *run) result(res job.Result) *final {
 	f := &failure{
 		SessionID: out.SessionID, LogPath: logPath, ExitStatus: status, DurationMS: took.Milliseconds(), Clamped: r.lim.Clamped,
 		Partial: &partial{StderrTail: r.stderr.String(r.redact), EventsCount: out.Lines, LastEvents: []string{}},
-		Usage:   job.SpentOf(res.Spent), usage: stream.UsageWords(res.Spent),
+		Usage:   job.SpentOf(res.Spent), usage: words.Reported(res.Spent),
 	}
 	for _, l := range lines {
 		f.Partial.LastEvents = append(f.Partial.LastEvents, l.shown(r.redact))
@@ -229,11 +229,11 @@ func (r *run) result(res job.Result) *final {
 			rs := r.cleanReason(out.Reason)
 			f.Reason = &rs
 		}
-		f.Message = fmt.Sprintf("The agent %s. Its process tree ended after %s.", strings.TrimPrefix(watchdog.PersonWords(r.clean(q.Quote, maxCommand), q.Fix), "the agent "), watchdog.Round(took))
+		f.Message = fmt.Sprintf("The agent %s. Its process tree ended after %s.", strings.TrimPrefix(words.Person(r.clean(q.Quote, maxCommand), q.Fix), "the agent "), words.Duration(took))
 	case out.Cause == ptyproxy.OverBudget:
 		rs := r.cleanReason(out.Reason)
 		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeBudget
-		f.Message = fmt.Sprintf("The agent was stopped by its budget: %s. Its process tree was killed after %s.", rs.Describe(), watchdog.Round(took))
+		f.Message = fmt.Sprintf("The agent was stopped by its budget: %s. Its process tree was killed after %s.", rs.Describe(), words.Duration(took))
 	case out.Cause == ptyproxy.Hung:
 		rs := r.cleanReason(out.Reason)
 		f.Kind, f.Reason, f.Code = rs.Kind, &rs, codeTimedOut
@@ -244,10 +244,10 @@ func (r *run) result(res job.Result) *final {
 		if rs.Kind == watchdog.KindDeadline {
 			verb = "was stopped"
 		}
-		f.Message = fmt.Sprintf("The agent %s: %s. Its process tree was killed after %s.", verb, rs.Describe(), watchdog.Round(took))
+		f.Message = fmt.Sprintf("The agent %s: %s. Its process tree was killed after %s.", verb, rs.Describe(), words.Duration(took))
 	case out.Cause == ptyproxy.Cancelled:
 		f.Code, f.Kind = codeCanceled, kindCancelled
-		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", r.cancelWhy(), watchdog.Round(took))
+		f.Message = fmt.Sprintf("%s, so the agent's process tree was killed after %s.", r.cancelWhy(), words.Duration(took))
 	default:
 		f.Code, f.Kind = codeExit, kindExit
 		f.Message = exitMessage(out, res.End, f.Partial.StderrTail)
@@ -282,7 +282,7 @@ func (r *run) answered(res job.Result, took time.Duration) *final {
 	if out.ToolCalls == 1 {
 		calls = "1 tool call"
 	}
-	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; usage: %s; log %s", orNone(out.SessionID), watchdog.Round(took), calls, stream.UsageWords(spent), logPath)
+	note := fmt.Sprintf("[cursor-wrap] session %s finished in %s with %s; usage: %s; log %s", orNone(out.SessionID), words.Duration(took), calls, words.Reported(spent), logPath)
 	for _, cl := range r.lim.Clamped {
 		note += fmt.Sprintf("; %s %s was clamped to %s (%s)", cl.Name, cl.Requested, cl.Applied, cl.Bound)
 	}
@@ -298,12 +298,12 @@ func exitMessage(out ptyproxy.Outcome, end job.End, stderr string) string {
 		s = fmt.Sprintf("The agent answered but exited with status %d.", end.Status)
 	case out.ExitSignal != 0:
 		// By its name: a syscall.Signal prints as "killed".
-		s = fmt.Sprintf("The agent was killed by %s before it gave a result.", ptyproxy.SignalName(out.ExitSignal))
+		s = fmt.Sprintf("The agent was killed by %s before it gave a result.", words.Signal(out.ExitSignal))
 	default:
 		s = fmt.Sprintf("The agent exited with status %d without giving a result.", out.ExitCode)
 	}
 	if l := lastLine(stderr); l != "" {
-		s += fmt.Sprintf(" Its last line on stderr: %q.", stream.Cut(stream.Display(l), 200))
+		s += fmt.Sprintf(" Its last line on stderr: %q.", words.Cut(words.Display(l), 200))
 	}
 	return s
 }
@@ -323,7 +323,7 @@ func (r *run) suggest(f *failure) []string {
 		if f.Reason != nil && len(f.Reason.OpenCalls) > 0 {
 			oc := f.Reason.OpenCalls[0]
 			out = append(out, fmt.Sprintf("%s %q ran past its deadline of %s: if it needs longer, ask the agent to give it a longer timeout, or raise tool_grace or [tool_timeouts] %s in the config",
-				oc.Kind, oc.Command, watchdog.Round(oc.Budget), oc.Kind))
+				oc.Kind, oc.Command, words.Duration(oc.Budget), oc.Kind))
 		}
 	case watchdog.KindDeadline:
 		out = append(out, fmt.Sprintf("the run reached hard_timeout %s: call again with a longer hard_timeout (at most %s), or split the task",

@@ -16,6 +16,7 @@ import (
 	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // States of a run, as wait_agent and agent_sessions report them.
@@ -243,7 +244,7 @@ const (
 // it is cut (a secret cut first would no longer be recognized), on one
 // line, no control characters, at most max runes.
 func (r *run) clean(s string, max int) string {
-	return stream.Cut(stream.Display(r.redact(s)), max)
+	return words.Cut(words.Display(r.redact(s)), max)
 }
 
 // cleanReason returns a watchdog reason fit to send: its open calls'
@@ -286,7 +287,7 @@ func (r *run) phase(now time.Time) string {
 	if text == "" {
 		text = "queued"
 	}
-	return stream.Display(r.redact(text))
+	return words.Display(r.redact(text))
 }
 
 // cancelledEarly is the result of a run cancelled before its agent

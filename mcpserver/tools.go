@@ -11,8 +11,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/ptyproxy/job"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 const runAgentDoc = `Run a coding agent (cursor-agent by default) headless on a task, in a workspace, and wait in this one call for its final answer. ` +
@@ -174,7 +173,7 @@ func (s *Server) lookup(id string) (*run, *mcp.CallToolResult) {
 		return r, nil
 	}
 	return nil, refused(codeUnknown, kindUnknown, fmt.Sprintf("No run has run_id %q: it was never started by this server, or it ended more than %s ago or before the last %d results kept, or the server has restarted since.",
-		stream.Cut(stream.Display(id), 80), keepFor, keepEnded), "call agent_sessions to list the runs this server knows; a session_id from an ended run can still be resumed with start_agent")
+		words.Cut(words.Display(id), 80), keepFor, keepEnded), "call agent_sessions to list the runs this server knows; a session_id from an ended run can still be resumed with start_agent")
 }
 
 // waitAgent is the wait_agent tool.
@@ -212,12 +211,12 @@ func (r *run) report() *mcp.CallToolResult {
 		return r.toolResult(f, &since)
 	}
 	w.Phase, w.LogPath = r.phase(now), r.logPath()
-	text := fmt.Sprintf("Run %s is %s after %s: %s.", r.id, w.State, watchdog.Round(now.Sub(r.arrived)), w.Phase)
+	text := fmt.Sprintf("Run %s is %s after %s: %s.", r.id, w.State, words.Duration(now.Sub(r.arrived)), w.Phase)
 	if s := since.String(); s != "" {
 		text += " Since the last wait: " + s + "."
 	}
 	text += fmt.Sprintf(" Call wait_agent with run_id=%q again to keep waiting, or cancel_agent to stop it.", r.id)
-	return sentResult(false, r.seal(w), r.mask(stream.Display(r.redact(text))))
+	return sentResult(false, r.seal(w), r.mask(words.Display(r.redact(text))))
 }
 
 // cancelWait bounds how long cancel_agent waits for the run to end, past

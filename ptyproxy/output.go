@@ -7,6 +7,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // The session loop's side of the agent's output: each read the reader
@@ -123,9 +124,10 @@ func (l *loop) onLine(ln stream.Line, ev stream.Event) {
 		l.o.Log.Write(sessionlog.Warning{Message: "a tool call started twice; its first start counts", CallID: ev.CallID})
 	}
 	if notice&watchdog.PassedAtEnd != 0 {
-		words := watchdog.BudgetWords(l.wd.OverBudget()) + ", when the run had ended: nothing was stopped"
-		l.o.Log.Write(sessionlog.Warning{Message: words})
-		l.o.Console.Warn(words)
+		budget, limit, total := l.wd.OverBudget()
+		late := words.Budget(budget, budget == watchdog.BudgetCost, limit, total) + ", when the run had ended: nothing was stopped"
+		l.o.Log.Write(sessionlog.Warning{Message: late})
+		l.o.Console.Warn(late)
 	}
 }
 

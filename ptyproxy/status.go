@@ -7,6 +7,7 @@ import (
 
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // An Activity is what an attempt is doing at an instant, in words: the
@@ -43,8 +44,8 @@ func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
 	case len(r.OpenCalls) > 0:
 		c := r.OpenCalls[0]
 		open := max(r.OpenCount, len(r.OpenCalls))
-		text := fmt.Sprintf("running %s: %s (%s of %s)", stream.Display(c.Kind), stream.Cut(stream.Display(c.Command), commandRunes),
-			watchdog.Round(max(c.Elapsed, 0)), watchdog.Round(c.Budget))
+		text := fmt.Sprintf("running %s: %s (%s of %s)", words.Display(c.Kind), words.Cut(words.Display(c.Command), commandRunes),
+			words.Duration(max(c.Elapsed, 0)), words.Duration(c.Budget))
 		if open > 1 {
 			text += fmt.Sprintf(" and %d more", open-1)
 		}
@@ -64,7 +65,7 @@ func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
 	case ph == stream.Writing:
 		a.Key, a.Text = "writing", "writing"
 	default:
-		a.Key, a.Text = "working", "working (last: "+stream.Display(last)+")"
+		a.Key, a.Text = "working", "working (last: "+words.Display(last)+")"
 	}
 	return a
 }
@@ -79,11 +80,11 @@ func (s Status) Line(now time.Time, p *stream.Profile) string {
 	if s.Phase == Running && r.Silence >= time.Second && (a.Key == "writing" || a.Key == "thinking") {
 		a.Text = "was " + a.Text
 	}
-	line := "cursor-wrap " + watchdog.Round(max(now.Sub(s.Started), 0)) + " | " + a.Text
+	line := "cursor-wrap " + words.Duration(max(now.Sub(s.Started), 0)) + " | " + a.Text
 	if s.Phase == Running {
-		line += " | silent " + watchdog.Round(max(r.Silence, 0))
+		line += " | silent " + words.Duration(max(r.Silence, 0))
 		if s.Verdict != watchdog.Hang && s.Verdict != watchdog.Overdue && r.DueIn > 0 {
-			line += " | hang in " + watchdog.Round(r.DueIn)
+			line += " | hang in " + words.Duration(r.DueIn)
 		}
 	}
 	return line
@@ -95,5 +96,5 @@ func short(id string) string {
 	if r := []rune(id); len(r) > 8 {
 		id = string(r[:8])
 	}
-	return stream.Display(id)
+	return words.Display(id)
 }

@@ -8,9 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"cursor-wrap/ptyproxy/sessionlog"
+	"cursor-wrap/words"
 )
 
 // The end of an attempt, as the loop drives it: signals passed on, the
@@ -20,7 +19,7 @@ import (
 func (l *loop) onSignal(sig os.Signal, now time.Time) {
 	if l.end.phase == Running {
 		l.out.Cause, l.out.Signal = Interrupted, sig
-		l.o.Console.Warn("got " + SignalName(sig) + "; passing it to the agent")
+		l.o.Console.Warn("got " + words.Signal(sig) + "; passing it to the agent")
 		if ss, ok := sig.(syscall.Signal); ok {
 			l.stop(now, ss, nil)
 			return
@@ -29,7 +28,7 @@ func (l *loop) onSignal(sig os.Signal, now time.Time) {
 		return
 	}
 	// A second signal does not wait for the grace.
-	l.o.Console.Warn("got " + SignalName(sig) + " while stopping the agent; killing it now")
+	l.o.Console.Warn("got " + words.Signal(sig) + " while stopping the agent; killing it now")
 	l.stopNow(now)
 }
 
@@ -68,7 +67,7 @@ func (l *loop) stopNow(now time.Time) {
 
 func (l *loop) logKill(sig syscall.Signal, sent []int) {
 	if len(sent) > 0 {
-		l.o.Log.Write(sessionlog.Kill{Signal: SignalName(sig), Pids: sent})
+		l.o.Log.Write(sessionlog.Kill{Signal: words.Signal(sig), Pids: sent})
 	}
 }
 
@@ -136,7 +135,7 @@ func (l *loop) onExit(st exitStatus, now time.Time) {
 	l.out.ExitCode, l.out.ExitSignal = st.code, st.signal
 	rec := sessionlog.AgentExited{Code: st.code}
 	if st.signal != 0 {
-		rec.Signal = SignalName(st.signal)
+		rec.Signal = words.Signal(st.signal)
 	}
 	l.o.Log.Write(rec)
 	l.p.closeSlave()
@@ -167,19 +166,6 @@ func stdoutWords(err error) string {
 		return "stdout is not open for writing"
 	}
 	return "writing stdout failed: " + err.Error()
-}
-
-// SignalName names a signal as the user knows it ("SIGINT", not Go's
-// "interrupt"), or by number when it has no name.
-func SignalName(sig os.Signal) string {
-	ss, ok := sig.(syscall.Signal)
-	if !ok {
-		return sig.String()
-	}
-	if name := unix.SignalName(ss); name != "" {
-		return name
-	}
-	return fmt.Sprintf("signal %d", int(ss))
 }
 
 func dedupe(pids []int) []int {

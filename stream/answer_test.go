@@ -89,30 +89,6 @@ func TestFinalAnswers(t *testing.T) {
 	}
 }
 
-func TestFirstLine(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		answer string
-		max    int
-		want   string
-	}{
-		{"Hello from the mock model.", 80, "Hello from the mock model."},
-		{"Hello from the mock model.", 10, "Hello fro…"},
-		{"\n\n  **Plan handoff**: migrate\n\nmore", 80, "**Plan handoff**: migrate"},
-		{"\x1b[32mok\x1b[0m\tdone\r\n", 80, "ok done"},
-		{"héllo wörld ✓", 7, "héllo…"}, // the space before the cut goes
-		{"exactly10!", 10, "exactly10!"},
-		{"", 10, ""},
-		{"  \n\t\n", 10, ""},
-		{"abc", 0, ""},
-		{"abc", 1, "…"},
-	} {
-		if got := FirstLine(tc.answer, tc.max); got != tc.want {
-			t.Errorf("FirstLine(%q, %d) = %q, want %q", tc.answer, tc.max, got, tc.want)
-		}
-	}
-}
-
 // TestAnswerBounded: an answer is kept whole up to MaxAnswer, then cut with
 // a marker that says how much was dropped, for every profile, whether it
 // comes as deltas (Gemini: a million of them must not grow memory), as one

@@ -229,20 +229,20 @@ func retryWhen(text string) (after time.Duration, at time.Time) {
 		}
 	}
 	if m := re.resetsInSeconds.FindStringSubmatch(text); m != nil {
-		after = words(m[1] + "s")
+		after = spelledDuration(m[1] + "s")
 	} else if m := re.delay.FindStringSubmatch(text); m != nil {
-		after = words(m[1])
+		after = spelledDuration(m[1])
 	} else if m := re.in.FindStringSubmatch(text); m != nil {
-		after = words(m[1])
+		after = spelledDuration(m[1])
 	} else if m := re.after.FindStringSubmatch(text); m != nil {
-		after = words(m[1] + "s")
+		after = spelledDuration(m[1] + "s")
 	}
 	return after, at
 }
 
-// words reads a duration written as amounts and units: "5 days 22 hours
+// spelledDuration reads a duration written as amounts and units: "5 days 22 hours
 // 11 minutes", "1d 5h", "36.58s".
-func words(s string) time.Duration {
+func spelledDuration(s string) time.Duration {
 	var d time.Duration
 	amount := retryREs().amount
 	for {

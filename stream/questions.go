@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cursor-wrap/words"
 	"slices"
 	"strings"
 )
@@ -58,7 +59,7 @@ func (p *Profile) Asks(text []byte) *Question {
 	// carriage return rewrote counted in full (its words are on screen).
 	lines := strings.FieldsFunc(string(text), func(r rune) bool { return r == '\n' || r == '\r' })
 	for i, l := range lines {
-		lines[i] = Display(l)
+		lines[i] = words.Display(l)
 	}
 	lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
 	lines = lines[max(0, len(lines)-questionLines):]
@@ -81,9 +82,9 @@ func quote(lines []string, phrase string) string {
 		}
 		last = l
 	}
-	q := Cut(first, quoteMax)
+	q := words.Cut(first, quoteMax)
 	if last != first {
-		q += " … " + Cut(last, quoteMax)
+		q += " … " + words.Cut(last, quoteMax)
 	}
 	return q
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cursor-wrap/words"
 	"math"
 	"strconv"
 )
@@ -263,12 +264,12 @@ func readUsage(s *scanner, keys usageKeys) *Usage {
 // read 9,000, write 0, cost $0.0123", the cache and the cost only when the
 // agent reported them.
 func (u Usage) String() string {
-	s := "tokens in " + Thousands(u.Input) + ", out " + Thousands(u.Output)
+	s := "tokens in " + words.Thousands(u.Input) + ", out " + words.Thousands(u.Output)
 	if u.CacheRead != 0 || u.CacheWrite != 0 {
-		s += ", cache read " + Thousands(u.CacheRead) + ", write " + Thousands(u.CacheWrite)
+		s += ", cache read " + words.Thousands(u.CacheRead) + ", write " + words.Thousands(u.CacheWrite)
 	}
 	if u.HasCost {
-		s += ", cost " + Dollars(u.CostUSD)
+		s += ", cost " + words.Dollars(u.CostUSD)
 	}
 	return s
 }
@@ -276,70 +277,12 @@ func (u Usage) String() string {
 // Short says the usage in a few columns: "in 1.2k out 340 cache 9k
 // $0.0123", the cache counting reads and writes.
 func (u Usage) Short() string {
-	s := "in " + compact(u.Input) + " out " + compact(u.Output)
+	s := "in " + words.Compact(u.Input) + " out " + words.Compact(u.Output)
 	if cache := satAdd(u.CacheRead, u.CacheWrite); cache != 0 {
-		s += " cache " + compact(cache)
+		s += " cache " + words.Compact(cache)
 	}
 	if u.HasCost {
-		s += " " + Dollars(u.CostUSD)
+		s += " " + words.Dollars(u.CostUSD)
 	}
 	return s
-}
-
-// compact writes a count in at most about four characters: 950, 12.3k, 4.1M.
-func compact(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 999_950: // Not "1000.0k".
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	case n < 999_950_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
-}
-
-// UsageWords says u, or that the agent reported nothing (u nil), which is
-// not 0.
-func UsageWords(u *Usage) string {
-	if u == nil {
-		return "not reported"
-	}
-	return u.String()
-}
-
-// Dollars writes an amount in USD: cents above a dollar, four significant
-// digits below, where an agent's costs mostly are, written out in full
-// (never as 1.234e-05).
-func Dollars(usd float64) string {
-	if usd >= 1 {
-		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
-	}
-	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(usd, 'g', 4, 64), 64)
-	return "$" + strconv.FormatFloat(rounded, 'f', -1, 64)
-}
-
-// Thousands writes n with commas between its thousands.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	start := 0
-	if n < 0 {
-		start = 1
-	}
-	for i := len(s) - 3; i > start; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// Compact writes a count in a few characters, for a figure's axis or a
-// table's column: 950, 12.3k, 4.1M.
-func Compact(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }

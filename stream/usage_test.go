@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cursor-wrap/words"
 	"math"
 	"os"
 	"path/filepath"
@@ -232,8 +233,8 @@ func TestUsageWords(t *testing.T) {
 		{&Usage{CostUSD: 0, HasCost: true}, "tokens in 0, out 0, cost $0"},
 		{&Usage{CostUSD: 0.0000123456, HasCost: true}, "tokens in 0, out 0, cost $0.00001235"},
 	} {
-		if got := UsageWords(tc.u); got != tc.want {
-			t.Errorf("UsageWords(%+v) = %q, want %q", tc.u, got, tc.want)
+		if got := words.Reported(tc.u); got != tc.want {
+			t.Errorf("words.Reported(%+v) = %q, want %q", tc.u, got, tc.want)
 		}
 	}
 }

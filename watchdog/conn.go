@@ -1,6 +1,7 @@
 package watchdog
 
 import (
+	"cursor-wrap/words"
 	"fmt"
 	"time"
 )
@@ -270,14 +271,14 @@ func (w *Watchdog) connEvidence(e *Evidence, now time.Time) {
 func (e Evidence) describeConn() string {
 	switch e.Earned {
 	case EarnedContent:
-		return fmt.Sprintf("; the connection to %s received %d B of a response, the last %s before", e.Conn, e.Content, Round(max(e.ConnQuiet, 0)))
+		return fmt.Sprintf("; the connection to %s received %d B of a response, the last %s before", e.Conn, e.Content, words.Duration(max(e.ConnQuiet, 0)))
 	case EarnedKeepAlive:
-		s := fmt.Sprintf("; the connection to %s received data %s before (keep-alives", e.Conn, Round(max(e.ConnQuiet, 0)))
+		s := fmt.Sprintf("; the connection to %s received data %s before (keep-alives", e.Conn, words.Duration(max(e.ConnQuiet, 0)))
 		if e.Period > 0 {
-			s += " every " + Round(e.Period)
+			s += " every " + words.Duration(e.Period)
 		}
 		if e.ModelWait > 0 {
-			s += ", the model waited on for " + Round(e.ModelWait)
+			s += ", the model waited on for " + words.Duration(e.ModelWait)
 		}
 		return s + ")"
 	}

@@ -1,13 +1,12 @@
 package watchdog
 
 import (
+	"cursor-wrap/words"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"cursor-wrap/stream"
 )
 
 // A Reason explains a verdict: everything the hang record needs.
@@ -160,27 +159,27 @@ func (r Reason) Describe() string {
 func (r Reason) describe() string {
 	switch r.Kind {
 	case KindDeadline:
-		return "the attempt reached its hard timeout of " + Round(r.Threshold)
+		return "the attempt reached its hard timeout of " + words.Duration(r.Threshold)
 	case KindExit:
-		return "the agent printed its result but did not exit within " + Round(r.Threshold)
+		return "the agent printed its result but did not exit within " + words.Duration(r.Threshold)
 	case KindPerson:
-		return PersonWords(r.Question, r.Fix)
+		return words.Person(r.Question, r.Fix)
 	case KindBudget:
-		return BudgetWords(r.Budget, r.Limit, r.Total)
+		return words.Budget(r.Budget, r.Budget == BudgetCost, r.Limit, r.Total)
 	case KindTool:
 		var calls []string
 		for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
-			calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, Round(c.Elapsed), Round(c.Budget)))
+			calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, words.Duration(c.Elapsed), words.Duration(c.Budget)))
 		}
 		if more := max(r.OpenCount, len(r.OpenCalls)) - len(calls); more > 0 {
 			calls = append(calls, fmt.Sprintf("and %d more", more))
 		}
-		return "no output for " + Round(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
+		return "no output for " + words.Duration(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
 	}
-	s := "no output for " + Round(r.Silence) + " with no tool call running (idle timeout " + Round(r.Threshold) + ")"
+	s := "no output for " + words.Duration(r.Silence) + " with no tool call running (idle timeout " + words.Duration(r.Threshold) + ")"
 	e := r.Evidence
 	if e.Extended > 0 {
-		s += fmt.Sprintf("; evidence excused %s of it, until it ran out or max_silence was reached", Round(e.Extended))
+		s += fmt.Sprintf("; evidence excused %s of it, until it ran out or max_silence was reached", words.Duration(e.Extended))
 	}
 	if e.Windows > 0 {
 		s += fmt.Sprintf("; in the last window the agent's processes used %.1f%% CPU and read %.0f B/s", e.CPUPercent, e.ReadPerSec)
@@ -189,29 +188,14 @@ func (r Reason) describe() string {
 	return s
 }
 
-// PersonWords says that the agent is waiting on a person, quoting what it
-// asked, and names the fix.
-func PersonWords(question, fix string) string {
-	return fmt.Sprintf("the agent is waiting on a person: it asked %q, and nobody can answer a headless run; %s", question, fix)
-}
-
-// BudgetWords says that the run passed a budget: which one, its limit and
-// the total the agent reported.
-func BudgetWords(budget string, limit, total float64) string {
-	if budget == BudgetCost {
-		return fmt.Sprintf("the agent stated a cost of %s, past the %s budget of %s", stream.Dollars(total), budget, stream.Dollars(limit))
-	}
-	return fmt.Sprintf("the agent reported %s tokens of input, cache writes and output, past the %s budget of %s", stream.Thousands(int64(total)), budget, stream.Thousands(int64(limit)))
-}
-
 // Imminent says in a sentence when the hang a Warn verdict for r
 // foretells will be declared, and what would stop it.
 func (r Reason) Imminent() string {
-	due := Round(max(r.DueIn, 0))
+	due := words.Duration(max(r.DueIn, 0))
 	if r.Kind == KindDeadline {
-		return "the hard timeout of " + Round(r.Threshold) + " stops the agent in " + due
+		return "the hard timeout of " + words.Duration(r.Threshold) + " stops the agent in " + due
 	}
-	return "no output for " + Round(max(r.Silence, 0)) + "; the agent will be stopped in " + due + " unless it speaks"
+	return "no output for " + words.Duration(max(r.Silence, 0)) + "; the agent will be stopped in " + due + " unless it speaks"
 }
 
 // MovedOn returns r as it would read d later with nothing new: its
@@ -225,18 +209,4 @@ func (r Reason) MovedOn(d time.Duration) Reason {
 		r.OpenCalls[i].Elapsed += d
 	}
 	return r
-}
-
-// Round formats a duration for people: "450ms", "12.3s", "1m23s". One
-// under a millisecond is written as it is, never as a 0s it is not.
-func Round(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return d.String()
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }

@@ -588,14 +588,3 @@ func TestManyOpenCalls(t *testing.T) {
 	}
 }
 
-func TestRound(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		0: "0s", time.Nanosecond: "1ns", 1500 * time.Microsecond: "2ms", 450 * time.Millisecond: "450ms",
-		12345 * time.Millisecond: "12s", 1234 * time.Millisecond: "1.2s", 83 * time.Second: "1m23s",
-	} {
-		if got := Round(d); got != want {
-			t.Errorf("Round(%v) = %q, want %q", d, got, want)
-		}
-	}
-}

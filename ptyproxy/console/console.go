@@ -16,7 +16,7 @@ import (
 	"unicode"
 
 	"cursor-wrap/ptyproxy/redact"
-	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // Console owns the wrapper's stderr: the agent's stderr passes through it,
@@ -159,7 +159,7 @@ func (c *Console) Status(m redact.Masked) {
 	if !c.tty {
 		return
 	}
-	s := stream.Cut(printable(m.String()), c.width()-1)
+	s := words.Cut(printable(m.String()), c.width()-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = &s
@@ -355,7 +355,7 @@ func (s sharedStdout) Write(p []byte) (int, error) {
 // them) and the bidirectional controls shown as Go escapes, so text from
 // the agent cannot move the cursor, retitle the window, clear the screen
 // or show itself in another order than it has (the characters
-// stream.Display blanks).
+// words.Display blanks).
 func printable(s string) string {
 	if !strings.ContainsFunc(s, hidden) {
 		return s

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // DemoSubcommand, as the first argument of a binary that links this
@@ -130,7 +131,7 @@ func demoSteps(args []string, mode stream.Mode, prompt, sid, cwd string) []strin
 		event("type", "tool_call", "subtype", "completed", "call_id", callID, "tool_call", json.RawMessage(obj("shellToolCall", json.RawMessage(done))))
 	}
 	final := "[demo] Done, and nothing was changed: this was cursor-wrap's demo agent, not Cursor's cursor-agent, answering \"" +
-		stream.FirstLine(prompt, 80) + "\". " + demoTried
+		words.FirstLine(prompt, 80) + "\". " + demoTried
 	say(final)
 	answer(final)
 	return steps

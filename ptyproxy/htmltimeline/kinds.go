@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
-	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // families colour the tool kinds, each kind always the same colour on
@@ -100,7 +100,7 @@ func classes(run []*timeline.Timeline) (map[string]string, []legendItem) {
 		class[k] = kindClass(k)
 		switch {
 		case i < maxLegendKinds:
-			legend = append(legend, legendItem{Class: class[k], Label: stream.Cut(stream.Display(k), 40), Count: counts[k]})
+			legend = append(legend, legendItem{Class: class[k], Label: words.Cut(words.Display(k), 40), Count: counts[k]})
 		case i == maxLegendKinds:
 			legend = append(legend, legendItem{Label: "other kinds", Count: counts[k]})
 		default:

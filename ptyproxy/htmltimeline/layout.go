@@ -3,14 +3,12 @@ package htmltimeline
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // The drawing's geometry, in SVG user units (a pixel at the page's natural
@@ -196,18 +194,18 @@ func kindCounts(kinds map[string]int) string {
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(kinds[b]-kinds[a], strings.Compare(a, b)) })
 	parts := make([]string, len(names))
 	for i, k := range names {
-		parts[i] = fmt.Sprintf("%d %s", kinds[k], stream.Cut(stream.Display(k), 40))
+		parts[i] = fmt.Sprintf("%d %s", kinds[k], words.Cut(words.Display(k), 40))
 	}
 	return strings.Join(parts, ", ")
 }
 
 func callTitle(c timeline.Call) string {
-	s := fmt.Sprintf("%s: %s\nran %s", stream.Cut(stream.Display(c.Kind), 40), stream.Cut(stream.Display(c.Command), maxText), watchdog.Round(time.Duration(c.Duration)))
+	s := fmt.Sprintf("%s: %s\nran %s", words.Cut(words.Display(c.Kind), 40), words.Cut(words.Display(c.Command), maxText), words.Duration(time.Duration(c.Duration)))
 	if c.Open {
 		s += ", still open at the end of the log"
 	}
 	if c.Declared > 0 {
-		s += ", declares " + watchdog.Round(time.Duration(c.Declared))
+		s += ", declares " + words.Duration(time.Duration(c.Declared))
 	}
 	return s
 }
@@ -243,14 +241,14 @@ func silences(t *timeline.Timeline, s scale, gap time.Duration) []silence {
 	out := make([]silence, 0, len(spans))
 	for _, sp := range spans {
 		from, till := sp[0], sp[1]
-		words := "silence of " + watchdog.Round(time.Duration(till-from))
+		title := "silence of " + words.Duration(time.Duration(till-from))
 		cl := "silence"
 		if why := evidence(t, from, till); why != "" {
-			cl, words = "excused-evidence", words+", excused: "+why
+			cl, title = "excused-evidence", title+", excused: "+why
 		} else if c, ok := toolDuring(t, from, till); ok {
-			cl, words = "excused-tool", words+", while a tool call ran: "+stream.Cut(stream.Display(c.Command), 80)
+			cl, title = "excused-tool", title+", while a tool call ran: "+words.Cut(words.Display(c.Command), 80)
 		}
-		out = append(out, silence{X0: s.x(at(t, from)), X1: s.x(at(t, till)), Class: cl, Title: words + " (from " + clock(at(t, from), s) + ")"})
+		out = append(out, silence{X0: s.x(at(t, from)), X1: s.x(at(t, till)), Class: cl, Title: title + " (from " + clock(at(t, from), s) + ")"})
 	}
 	return out
 }
@@ -263,7 +261,7 @@ func silences(t *timeline.Timeline, s scale, gap time.Duration) []silence {
 func evidence(t *timeline.Timeline, from, till timeline.Millis) string {
 	for _, n := range t.Notes {
 		if n.What == "evidence" && n.At > from && n.At <= till {
-			return stream.Cut(stream.Display(n.Detail), 160)
+			return words.Cut(words.Display(n.Detail), 160)
 		}
 	}
 	for _, c := range t.Changes {
@@ -290,10 +288,9 @@ func toolDuring(t *timeline.Timeline, from, till timeline.Millis) (timeline.Call
 func clock(at time.Time, s scale) string {
 	d := at.Sub(s.origin)
 	if s.total < time.Minute {
-		return fmt.Sprintf("+%.3fs", d.Seconds())
+		return words.Offset(d)
 	}
-	sec := int64(math.Round(d.Seconds()))
-	return fmt.Sprintf("+%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	return words.Clock(d)
 }
 
 // ticks chooses the axis's labelled instants: a round step that gives at

@@ -18,8 +18,7 @@ import (
 
 	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // The page is HTML and SVG, with no script at all, and its policy forbids
@@ -101,17 +100,17 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 	}
 	class, legend := classes(run)
 	p := page{
-		Session:  orDash(stream.Cut(stream.Display(last.SessionID), 80)),
-		Agent:    stream.Display(joinNonEmpty(last.Agent, last.Model)),
+		Session:  orDash(words.Cut(words.Display(last.SessionID), 80)),
+		Agent:    words.Display(joinNonEmpty(last.Agent, last.Model)),
 		Started:  first.Start.UTC().Format("2006-01-02 15:04:05.000 MST"),
-		Duration: watchdog.Round(s.total),
+		Duration: words.Duration(s.total),
 		Axis:     ticks(s),
 		AxisY:    24,
 		Legend:   legend,
 		Width:    labelWidth + plotWidth + 30,
 	}
 	p.Title = "cursor-wrap session " + p.Session
-	p.Heading = cmp.Or(stream.FirstLine(first.Prompt, maxPrompt), p.Title)
+	p.Heading = cmp.Or(words.FirstLine(first.Prompt, maxPrompt), p.Title)
 	y := 34.0
 	var calls []callRow
 	for i, t := range run {
@@ -122,16 +121,16 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 		l.Stops, _ = stops(t, s)
 		if v := t.Verdict; v != nil {
 			l.Verdict = v.Word()
-			p.Verdicts = append(p.Verdicts, fmt.Sprintf("%s: %s at %s: %s", l.Title, v.Word(), clock(at(t, v.At), s), stream.Display(v.Reason.Describe())))
+			p.Verdicts = append(p.Verdicts, fmt.Sprintf("%s: %s at %s: %s", l.Title, v.Word(), clock(at(t, v.At), s), words.Display(v.Reason.Describe())))
 		}
 		l.place(y)
 		y += l.Height + 10
 		p.Lanes = append(p.Lanes, l)
 		p.Calls += len(t.Calls)
-		p.Logs = append(p.Logs, stream.Display(t.Path))
+		p.Logs = append(p.Logs, words.Display(t.Path))
 		for _, c := range t.Calls {
-			calls = append(calls, callRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, c.Start), s), Kind: stream.Cut(stream.Display(c.Kind), 40),
-				Command: stream.Cut(stream.Display(c.Command), maxText), Ran: watchdog.Round(time.Duration(c.Duration)),
+			calls = append(calls, callRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, c.Start), s), Kind: words.Cut(words.Display(c.Kind), 40),
+				Command: words.Cut(words.Display(c.Command), maxText), Ran: words.Duration(time.Duration(c.Duration)),
 				Declared: declared(c), Open: c.Open})
 		}
 		for _, n := range t.Notes {
@@ -139,10 +138,10 @@ func write(w io.Writer, run []*timeline.Timeline, gap time.Duration) error {
 				p.NotesLeft++
 				continue
 			}
-			p.Notes = append(p.Notes, noteRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, n.At), s), What: stream.Display(n.What), Detail: stream.Cut(stream.Display(n.Detail), maxText)})
+			p.Notes = append(p.Notes, noteRow{Attempt: max(t.Attempt, i+1), At: clock(at(t, n.At), s), What: words.Display(n.What), Detail: words.Cut(words.Display(n.Detail), maxText)})
 		}
 		if st := t.Stopped; st != nil {
-			p.Stopped = append(p.Stopped, fmt.Sprintf("%s stops at line %d: %s", stream.Display(t.Path), st.Line, stream.Display(st.Error)))
+			p.Stopped = append(p.Stopped, fmt.Sprintf("%s stops at line %d: %s", words.Display(t.Path), st.Line, words.Display(st.Error)))
 		}
 	}
 	if p.Tokens = tokens(run, s, y); p.Tokens != nil {
@@ -170,18 +169,18 @@ func marks(t *timeline.Timeline, s scale) []mark {
 		if n.What == "evidence" || n.What == "restart" {
 			continue // shown by the silence it excused, and the lane's title
 		}
-		out = append(out, mark{X: s.x(at(t, n.At)), Class: cl, Title: clock(at(t, n.At), s) + " " + stream.Display(n.What) + ": " + stream.Cut(stream.Display(n.Detail), maxText)})
+		out = append(out, mark{X: s.x(at(t, n.At)), Class: cl, Title: clock(at(t, n.At), s) + " " + words.Display(n.What) + ": " + words.Cut(words.Display(n.Detail), maxText)})
 	}
 	if v := t.Verdict; v != nil {
 		x := s.x(at(t, v.At))
-		out = append(out, mark{X: x, Left: x > labelWidth+plotWidth/2, Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + stream.Cut(stream.Display(v.Reason.Describe()), maxText)})
+		out = append(out, mark{X: x, Left: x > labelWidth+plotWidth/2, Class: "verdict", Label: v.Word(), Title: clock(at(t, v.At), s) + " " + v.Word() + ": " + words.Cut(words.Display(v.Reason.Describe()), maxText)})
 	}
 	_, stopSignals := stops(t, s)
 	for i, k := range t.Kills {
 		if stopSignals[i] {
 			continue // drawn as the stop they make
 		}
-		out = append(out, mark{X: s.x(at(t, k.At)), Class: "kill", Title: clock(at(t, k.At), s) + " " + stream.Display(k.What) + " to " + stream.Display(k.Detail)})
+		out = append(out, mark{X: s.x(at(t, k.At)), Class: "kill", Title: clock(at(t, k.At), s) + " " + words.Display(k.What) + " to " + words.Display(k.Detail)})
 	}
 	if e := t.Exit; e != nil {
 		out = append(out, mark{X: s.x(at(t, e.At)), Class: "exit", Title: clock(at(t, e.At), s) + " " + exitWords(e)})
@@ -217,7 +216,7 @@ func stops(t *timeline.Timeline, s scale) ([]stop, map[int]bool) {
 		}
 		title := "stopped with your job (Ctrl-Z) at " + clock(at(t, from), s)
 		if ended {
-			title += ", continued at " + clock(at(t, till), s) + " (" + watchdog.Round(time.Duration(till-from)) + "): no silence to the watchdog"
+			title += ", continued at " + clock(at(t, till), s) + " (" + words.Duration(time.Duration(till-from)) + "): no silence to the watchdog"
 		} else {
 			title += ", not continued before the log ends"
 		}
@@ -227,13 +226,13 @@ func stops(t *timeline.Timeline, s scale) ([]stop, map[int]bool) {
 }
 
 // answer shows the agent's answer line by line, each line through
-// stream.Display, cut at maxAnswer characters.
+// words.Display, cut at maxAnswer characters.
 func answer(s string) string {
 	var lines []string
 	for l := range strings.Lines(s) {
-		lines = append(lines, stream.Display(l))
+		lines = append(lines, words.Display(l))
 	}
-	return stream.Cut(strings.TrimSpace(strings.Join(lines, "\n")), maxAnswer)
+	return words.Cut(strings.TrimSpace(strings.Join(lines, "\n")), maxAnswer)
 }
 
 func exitWords(e *timeline.Ended) string {
@@ -241,11 +240,11 @@ func exitWords(e *timeline.Ended) string {
 	if e.AgentCode != nil {
 		s = fmt.Sprintf("agent exited %d", *e.AgentCode)
 		if e.Signal != "" {
-			s = "agent killed by " + stream.Display(e.Signal)
+			s = "agent killed by " + words.Display(e.Signal)
 		}
 	}
 	if e.Status != nil {
-		s += fmt.Sprintf("; wrapper status %d (%s)", *e.Status, stream.Display(e.Cause))
+		s += fmt.Sprintf("; wrapper status %d (%s)", *e.Status, words.Display(e.Cause))
 	}
 	return s
 }
@@ -254,7 +253,7 @@ func declared(c timeline.Call) string {
 	if c.Declared == 0 {
 		return "-"
 	}
-	return watchdog.Round(time.Duration(c.Declared))
+	return words.Duration(time.Duration(c.Declared))
 }
 
 // longest keeps the table short: every call of a run with few, else the

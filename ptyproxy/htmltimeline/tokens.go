@@ -7,6 +7,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // maxTokenDots is how many recorded totals the tokens lane marks, for
@@ -67,7 +68,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 	}
 	l := &tokenLane{Y: y, TitleY: y + 12, Height: 56, X0: s.x(run[0].Start), X1: s.x(at(run[len(run)-1], end(run[len(run)-1])))}
 	l.Base = y + 50
-	l.Top, l.Total = stream.Compact(top)+" tokens", "the run's total: "+before.String()
+	l.Top, l.Total = words.Compact(top)+" tokens", "the run's total: "+before.String()
 	level := func(u stream.Usage) float64 {
 		if top == 0 {
 			return l.Base
@@ -81,7 +82,7 @@ func tokens(run []*timeline.Timeline, s scale, y float64) *tokenLane {
 	l.Path = path + fmt.Sprintf("H%.1f", l.X1)
 	if limit > 0 {
 		y := level(stream.Usage{Input: limit})
-		l.Limit = &mark{X: l.X0, Y1: y, Label: "max_tokens " + stream.Compact(limit), Title: passed}
+		l.Limit = &mark{X: l.X0, Y1: y, Label: "max_tokens " + words.Compact(limit), Title: passed}
 	}
 	if len(points) <= maxTokenDots {
 		for _, p := range points {

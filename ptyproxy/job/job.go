@@ -26,7 +26,7 @@ import (
 	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // A Job is one run of an agent: a resolved command, and where its output,
@@ -325,7 +325,7 @@ func (j *Job) attempt(ctx context.Context, run string, n int, why string, args [
 	j.lateStdin(rec)
 	j.notifyError(res)
 	if q := out.Question; q != nil {
-		words := watchdog.PersonWords(q.Quote, q.Fix)
+		words := words.Person(q.Quote, q.Fix)
 		if out.Cause == ptyproxy.Exited {
 			// Its own exit: the wrapper stopped nothing, but says why.
 			rec.Write(sessionlog.Warning{Message: words})

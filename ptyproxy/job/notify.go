@@ -13,6 +13,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // notices are a run's notifications: the events notify_on names, told
@@ -33,18 +34,18 @@ func (j *Job) sender() *notify.Sender {
 // notify sends ev about the attempt res, with its reason in words, when
 // notify names a target and notify_on names ev. It returns at once. The
 // reason and the prompt are shown as the agent's text is everywhere
-// (stream.Display): an agent error quotes the agent.
+// (words.Display): an agent error quotes the agent.
 func (j *Job) notify(ev notify.Event, res Result, reason string) {
 	cfg := j.Live.Config()
 	if !wants(cfg, ev) {
 		return
 	}
-	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: stream.Display(reason), Log: res.LogPath, Time: j.clock().Now()}
+	m := notify.Message{Event: ev, SessionID: res.SessionID, Cwd: j.Cmd.Dir, Reason: words.Display(reason), Log: res.LogPath, Time: j.clock().Now()}
 	if m.Cwd == "" {
 		m.Cwd, _ = os.Getwd()
 	}
 	if ev != notify.Warn && j.Cmd.Mode == stream.Events {
-		m.Usage = stream.UsageWords(res.Spent)
+		m.Usage = words.Reported(res.Spent)
 	}
 	if p := j.Cmd.Profile; p != nil {
 		m.Agent = p.Name

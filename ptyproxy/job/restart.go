@@ -6,7 +6,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // A policy is a run's restart policy: after each attempt, whether another
@@ -139,9 +139,9 @@ func (p *policy) restart(now time.Time, a attemptEnd, set restartSettings) step 
 	if e := a.agentErr; a.cause != ptyproxy.Hung {
 		what = "the agent stopped: " + string(e.Kind)
 		if wait = backoff(e, p.restarts, now); wait > maxBackoff {
-			return step{refusal: fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", watchdog.Round(wait), watchdog.Round(maxBackoff))}
+			return step{refusal: fmt.Sprintf("not restarting: the agent asks to wait %s, more than %s", words.Duration(wait), words.Duration(maxBackoff))}
 		}
-		what += "; waiting " + watchdog.Round(wait) + " first"
+		what += "; waiting " + words.Duration(wait) + " first"
 	}
 	if a.sessionID != "" && p.canResume {
 		return step{again: true, resume: a.sessionID, at: now.Add(wait),

@@ -9,6 +9,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // Exit statuses: the policy, in one place, for the wrapper command, the
@@ -61,9 +62,9 @@ func (c Command) End(out ptyproxy.Outcome, n int, run string) sessionlog.End {
 	}
 	switch {
 	case out.Cause == ptyproxy.Interrupted && out.Signal != nil:
-		e.Signal = ptyproxy.SignalName(out.Signal)
+		e.Signal = words.Signal(out.Signal)
 	case out.ExitSignal != 0:
-		e.Signal = ptyproxy.SignalName(out.ExitSignal)
+		e.Signal = words.Signal(out.ExitSignal)
 	}
 	return e
 }

@@ -6,7 +6,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // Summary is the line that says how a run of c ended, for the console:
@@ -28,15 +28,15 @@ func (c Command) Summary(r Result) string {
 		s = "the agent " + c.RunWords(r)
 	}
 	if c.Mode == stream.Events {
-		s += "; usage: " + stream.UsageWords(r.Spent)
+		s += "; usage: " + words.Reported(r.Spent)
 	}
-	s += "; longest silence " + watchdog.Round(silence)
+	s += "; longest silence " + words.Duration(silence)
 	if len(open) > 0 {
 		call := open[0]
 		s += fmt.Sprintf(" (during %s %q)", call.Kind, call.Command)
 	}
 	if out.Answer != "" {
-		s += fmt.Sprintf("; answer %q", stream.FirstLine(out.Answer, 60))
+		s += fmt.Sprintf("; answer %q", words.FirstLine(out.Answer, 60))
 		if r.Model != "" {
 			s += " from fallback model " + r.Model
 		}
@@ -66,13 +66,13 @@ func (c Command) RunWords(r Result) string {
 	if len(r.Before) > 0 {
 		started = r.Before[0].Started
 	}
-	s := fmt.Sprintf("%s after %s", c.outcomeWords(out), watchdog.Round(out.Ended.Sub(started)))
+	s := fmt.Sprintf("%s after %s", c.outcomeWords(out), words.Duration(out.Ended.Sub(started)))
 	if len(r.Before) == 0 {
 		return s
 	}
 	words := make([]string, len(r.Before))
 	for i, o := range r.Before {
-		words[i] = fmt.Sprintf("attempt %d %s after %s", i+1, c.outcomeWords(o), watchdog.Round(o.Ended.Sub(o.Started)))
+		words[i] = fmt.Sprintf("attempt %d %s after %s", i+1, c.outcomeWords(o), words.Duration(o.Ended.Sub(o.Started)))
 	}
 	return fmt.Sprintf("%s over %d attempts (%s)", s, len(r.Before)+1, strings.Join(words, ", "))
 }
@@ -89,7 +89,7 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	case ptyproxy.OverBudget:
 		return "passed a budget and was stopped (" + out.Reason.Describe() + ")"
 	case ptyproxy.Interrupted:
-		return "was interrupted by " + ptyproxy.SignalName(out.Signal)
+		return "was interrupted by " + words.Signal(out.Signal)
 	case ptyproxy.Downstream:
 		return "was stopped because stdout failed"
 	case ptyproxy.Cancelled:
@@ -97,7 +97,7 @@ func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	}
 	switch {
 	case out.ExitSignal != 0:
-		return "was killed by " + ptyproxy.SignalName(out.ExitSignal)
+		return "was killed by " + words.Signal(out.ExitSignal)
 	case c.Mode == stream.Events && !out.Done:
 		return fmt.Sprintf("exited %d without a result", out.ExitCode)
 	case c.Mode == stream.Events:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // A Session is one run at a glance, all its attempts told: a line of the
@@ -151,7 +152,7 @@ const promptWords = 60
 // PromptStart returns the first words of a prompt, on one line, as a
 // terminal may show them.
 func PromptStart(prompt string) string {
-	return stream.Cut(stream.Display(prompt), promptWords)
+	return words.Cut(words.Display(prompt), promptWords)
 }
 
 // sessionOf is a run at a glance at now, from the summaries of its

@@ -12,7 +12,7 @@ import (
 
 // TestHostileLogNeverReachesTheTerminal: a log holds whatever the agent
 // wrote. inspect's header (session id, model, cwd), its tool-call table and
-// sessions' list show it only as stream.Display does: no escape sequence (a
+// sessions' list show it only as words.Display does: no escape sequence (a
 // title, a screen clear, a clipboard write) and no control character
 // reaches the terminal. The timeline rows were escaped already; the header
 // and the table printed them raw.

@@ -339,7 +339,7 @@ func TestDoctorBrokenAgent(t *testing.T) {
 		t.Errorf("doctor exit %d, printed\n%s\nwant %q", code, out, want)
 	}
 
-	// What the agent prints reaches the terminal as stream.Display shows it.
+	// What the agent prints reaches the terminal as words.Display shows it.
 	out, _ = runDoctor(t, home, shellFor(t, "bash"), bin, "err", "\x1b]0;pwned\x07\x1b[2Jbroken", "exit", "1")
 	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "--version failed: ]0;pwned broken (exit status 1)") {
 		t.Errorf("doctor printed the agent's escapes:\n%q", out)

@@ -20,6 +20,7 @@ import (
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/config"
 	"cursor-wrap/ptyproxy/job"
+	"cursor-wrap/words"
 )
 
 func main() {
@@ -70,7 +71,7 @@ func run(env *cli.Env, args []string) int {
 		select {
 		case sig := <-sigs:
 			got.Store(sig)
-			diag.Info("got " + sig.String() + "; killing every running agent")
+			diag.Info("got " + words.Signal(sig) + "; killing every running agent")
 			cancel()
 		case <-ctx.Done():
 		}

@@ -23,6 +23,7 @@ import (
 	"cursor-wrap/ptyproxy/redact"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // Command is `cursor-wrap demo`, which replays transcript (a cursor-agent
@@ -105,7 +106,7 @@ func run(env *cli.Env, demoTranscript []byte, args []string) int {
 	cfg.LogDir, cfg.ExitGrace, cfg.KillGrace, cfg.LogKeep = dir, time.Second, time.Second, 0
 	out1, status1 := demoRun(self, cfg, stdout, env.Stderr, say, "replay", transcript, "10")
 	say("   => exit status %d, %d lines forwarded byte for byte, %d tool calls, longest silence %s.",
-		status1, out1.Lines, out1.ToolCalls, out1.LongestSilence.Round(time.Millisecond))
+		status1, out1.Lines, out1.ToolCalls, words.Duration(out1.LongestSilence))
 	say("")
 
 	cfg.IdleTimeout, cfg.ToolGrace = 2*time.Second, time.Second
@@ -154,7 +155,7 @@ type narrator struct {
 }
 
 func (n *narrator) at(t time.Time) string {
-	return fmt.Sprintf("+%5.2fs", t.Sub(n.start).Seconds())
+	return fmt.Sprintf("%8s", words.Offset(t.Sub(n.start))) // aligned up to +99.999s
 }
 
 // Write takes session log records, one JSON line each.
@@ -214,7 +215,7 @@ func (n *narrator) record(at time.Time, rec sessionlog.Record) {
 		n.hangAt = at
 		late := at.Sub(n.lastOut.Add(n.idle))
 		n.say("   %s  HANG declared: no output for %s with no tool call running (%s after the threshold)",
-			n.at(at), at.Sub(n.lastOut).Round(time.Millisecond), late.Round(100*time.Microsecond))
+			n.at(at), words.Duration(at.Sub(n.lastOut)), words.Duration(late))
 	case *sessionlog.Kill:
 		n.say("   %s  sent %s to %s", n.at(at), r.Signal, pidsWords(r.Pids))
 	case *sessionlog.AgentExited:
@@ -224,7 +225,7 @@ func (n *narrator) record(at time.Time, rec sessionlog.Record) {
 		}
 		line += ")"
 		if !n.hangAt.IsZero() {
-			line += fmt.Sprintf(", %s after the hang was declared", at.Sub(n.hangAt).Round(100*time.Microsecond))
+			line += fmt.Sprintf(", %s after the hang was declared", words.Duration(at.Sub(n.hangAt)))
 		}
 		n.say("%s", line)
 	}

@@ -25,6 +25,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/shellhook"
 	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // Command is `cursor-wrap doctor`.
@@ -175,10 +176,10 @@ func runFor(d time.Duration, name string, args ...string) (string, error) {
 }
 
 // firstLine is the first line of what a program printed, as a terminal
-// may show it (stream.Display): a broken agent's --version can print
+// may show it (words.Display): a broken agent's --version can print
 // anything.
 func firstLine(s string) string {
-	return stream.FirstLine(s, 200)
+	return words.FirstLine(s, 200)
 }
 
 // checkShell checks that a new shell, started as a terminal starts it,

@@ -19,8 +19,7 @@ import (
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/report"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // Command is `cursor-wrap report`.
@@ -165,17 +164,17 @@ func writeReport(w io.Writer, groups []report.Group, total report.Group, bold bo
 		row = append(row, took(g.Duration.MedianMS, g.Duration.Runs), took(g.Duration.P95MS, g.Duration.Runs))
 		u := g.Usage
 		if u.RunsReported > 0 {
-			row = append(row, stream.Compact(u.InputTokens), stream.Compact(u.OutputTokens), stream.Compact(u.CacheReadTokens+u.CacheWriteTokens))
+			row = append(row, words.Compact(u.InputTokens), words.Compact(u.OutputTokens), words.Compact(u.CacheReadTokens+u.CacheWriteTokens))
 		} else {
 			row = append(row, "-", "-", "-")
 		}
 		row = append(row, count(u.RunsNotReported), "-")
 		if u.CostUSD != nil {
-			row[len(row)-1] = stream.Dollars(*u.CostUSD)
+			row[len(row)-1] = words.Dollars(*u.CostUSD)
 		}
 		for i, cell := range row {
 			// A log holds what the agent and its user wrote.
-			row[i] = stream.Display(cell)
+			row[i] = words.Display(cell)
 		}
 		rows = append(rows, row)
 	}
@@ -223,7 +222,7 @@ func took(ms int64, runs int) string {
 	if runs == 0 {
 		return "-"
 	}
-	return watchdog.Round(time.Duration(ms) * time.Millisecond)
+	return words.Duration(time.Duration(ms) * time.Millisecond)
 }
 
 func count(n int) string {

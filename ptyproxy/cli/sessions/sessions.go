@@ -15,8 +15,7 @@ import (
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // Command is `cursor-wrap sessions`.
@@ -89,7 +88,7 @@ func Run(env *cli.Env, args []string) int {
 		if t, err := time.Parse(time.RFC3339, s.Start); err == nil {
 			start = t.Local().Format("2006-01-02 15:04:05")
 		}
-		row(w, stream.Display(start), s.Agent, s.Told(), s.DurationMS, s.ExitStatus, s.Usage, s.ID, s.Prompt)
+		row(w, words.Display(start), s.Agent, s.Told(), s.DurationMS, s.ExitStatus, s.Usage, s.ID, s.Prompt)
 		if !o.attempts {
 			continue
 		}
@@ -105,18 +104,18 @@ func Run(env *cli.Env, args []string) int {
 }
 
 // row writes one line of the table, its start as it is. What comes from a
-// log reaches the terminal only as stream.Display shows it: a log holds
+// log reaches the terminal only as words.Display shows it: a log holds
 // whatever the agent wrote.
 func row(w io.Writer, start, agent, outcome string, ms int64, exit *int, usage *sessionlog.UsageRecord, id, prompt string) {
 	status := "-"
 	if exit != nil {
 		status = strconv.Itoa(*exit)
 	}
-	took := watchdog.Round(time.Duration(ms) * time.Millisecond)
+	took := words.Duration(time.Duration(ms) * time.Millisecond)
 	spent := "not reported"
 	if usage != nil {
 		spent = usage.Usage().Short()
 	}
-	d := stream.Display
+	d := words.Display
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", start, took, cmp.Or(d(agent), "-"), d(outcome), status, spent, cmp.Or(d(id), "-"), d(prompt))
 }

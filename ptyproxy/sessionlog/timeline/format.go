@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // maxPrompt bounds the prompt that heads the timeline: its first line, cut.
@@ -18,13 +18,13 @@ const maxPrompt = 100
 // with "!" (and in bold when bold is set, for a terminal).
 //
 // Every string that comes from the log (the agent's words, a session id,
-// a path, a cause) is shown through stream.Display, the one rule for text
+// a path, a cause) is shown through words.Display, the one rule for text
 // that reaches a terminal: a log can hold whatever an agent wrote, an OSC
 // that retitles the window or writes the clipboard among it.
 func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	d := stream.Display
-	if prompt := stream.FirstLine(t.Prompt, maxPrompt); prompt != "" {
+	d := words.Display
+	if prompt := words.FirstLine(t.Prompt, maxPrompt); prompt != "" {
 		p("prompt   %s\n", prompt)
 	}
 	p("session  %s", orDash(d(t.SessionID)))
@@ -41,7 +41,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 	for _, e := range t.Entries {
 		g := ""
 		if e.Gap > 0 {
-			g = watchdog.Round(time.Duration(e.Gap))
+			g = words.Duration(time.Duration(e.Gap))
 		}
 		// Padded before it is made bold: the escapes take no column.
 		g = fmt.Sprintf("%9s", g)
@@ -68,13 +68,13 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		for _, c := range t.Calls {
 			declared := "-"
 			if c.Declared > 0 {
-				declared = watchdog.Round(time.Duration(c.Declared))
+				declared = words.Duration(time.Duration(c.Declared))
 			}
-			ran := watchdog.Round(time.Duration(c.Duration))
+			ran := words.Duration(time.Duration(c.Duration))
 			if c.Open {
 				ran = "still open after " + ran
 			}
-			p("  %-18s %-32s %9s  %s\n", stream.Cut(d(c.Kind), 18), stream.Cut(d(c.Command), 32), declared, ran)
+			p("  %-18s %-32s %9s  %s\n", words.Cut(d(c.Kind), 18), words.Cut(d(c.Command), 32), declared, ran)
 		}
 	}
 	for _, n := range t.Notes {
@@ -115,7 +115,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 		p("usage    not reported\n")
 	}
 	if t.Answer != "" {
-		p("answer   %s\n", stream.FirstLine(t.Answer, 100))
+		p("answer   %s\n", words.FirstLine(t.Answer, 100))
 	}
 	if s := t.Stopped; s != nil {
 		p("\nthe log stops at line %d: %s\n", s.Line, d(s.Error))
@@ -123,7 +123,7 @@ func (t *Timeline) Format(w io.Writer, gap time.Duration, bold bool) {
 }
 
 // Word names the verdict in a few words: "hang (idle)", "overdue",
-// "waiting on a person"; shown through stream.Display.
+// "waiting on a person"; shown through words.Display.
 func (v *Verdict) Word() string {
 	switch {
 	case v.Kind == sessionlog.MsgExitOverdue:
@@ -133,7 +133,7 @@ func (v *Verdict) Word() string {
 	case v.Reason.Kind == watchdog.KindBudget:
 		return "over budget"
 	}
-	return "hang (" + stream.Display(v.Reason.Kind) + ")"
+	return "hang (" + words.Display(v.Reason.Kind) + ")"
 }
 
 // count writes n things: "1 tool call", "2 tool calls".
@@ -144,7 +144,7 @@ func count(n int, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
-func stamp(d Millis) string { return fmt.Sprintf("+%.3fs", time.Duration(d).Seconds()) }
+func stamp(d Millis) string { return words.Offset(time.Duration(d)) }
 
 func orDash(s string) string {
 	if s == "" {

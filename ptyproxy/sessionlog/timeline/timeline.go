@@ -17,6 +17,7 @@ import (
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/stream"
 	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // A Timeline is a session log read back for people: what the agent did,
@@ -292,20 +293,20 @@ func (t *Timeline) event(at, g, gapMark Millis, rec *sessionlog.EventLine, open 
 		t.Calls = append(t.Calls, Call{ID: c.ID, Kind: c.Kind, Command: c.Command, Declared: Millis(c.Timeout), Start: at})
 		detail = fmt.Sprintf("%s %q", c.Kind, c.Command)
 		if c.Timeout > 0 {
-			detail += " declares " + watchdog.Round(c.Timeout)
+			detail += " declares " + words.Duration(c.Timeout)
 		}
 	}
 	for _, id := range ev.Ended {
 		if i, ok := open[id]; ok {
 			t.Calls[i].Duration = at - t.Calls[i].Start
-			detail = fmt.Sprintf("%s %q after %s", t.Calls[i].Kind, t.Calls[i].Command, watchdog.Round(time.Duration(t.Calls[i].Duration)))
+			detail = fmt.Sprintf("%s %q after %s", t.Calls[i].Kind, t.Calls[i].Command, words.Duration(time.Duration(t.Calls[i].Duration)))
 			delete(open, id)
 		} else {
 			detail = "a call that was not open"
 		}
 	}
 	if ev.NotJSON {
-		detail = fmt.Sprintf("%q", stream.Cut(string(raw), 60))
+		detail = fmt.Sprintf("%q", words.Cut(string(raw), 60))
 	}
 	if n := len(t.Entries); n > 0 && detail == "" && g < gapMark {
 		if prev := &t.Entries[n-1]; prev.What == what && prev.Detail == "" {

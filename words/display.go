@@ -1,4 +1,4 @@
-package stream
+package words
 
 import (
 	"strings"
@@ -67,4 +67,16 @@ func Cut(s string, max int) string {
 		i += size
 	}
 	return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+}
+
+// FirstLine returns the first line of s that has text, as Display shows
+// it, cut to at most max runes: what a one-line summary shows of an
+// answer or a prompt. A cut line ends in "…", within the max.
+func FirstLine(s string, max int) string {
+	for l := range strings.Lines(s) {
+		if l = Display(l); l != "" {
+			return Cut(l, max)
+		}
+	}
+	return ""
 }

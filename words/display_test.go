@@ -1,4 +1,4 @@
-package stream
+package words
 
 import (
 	"strings"
@@ -49,4 +49,28 @@ func FuzzDisplay(f *testing.F) {
 			t.Fatalf("Cut(Display(%q), %d) has %d runes", s, limit, n)
 		}
 	})
+}
+
+func TestFirstLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer string
+		max    int
+		want   string
+	}{
+		{"Hello from the mock model.", 80, "Hello from the mock model."},
+		{"Hello from the mock model.", 10, "Hello fro…"},
+		{"\n\n  **Plan handoff**: migrate\n\nmore", 80, "**Plan handoff**: migrate"},
+		{"\x1b[32mok\x1b[0m\tdone\r\n", 80, "ok done"},
+		{"héllo wörld ✓", 7, "héllo…"}, // the space before the cut goes
+		{"exactly10!", 10, "exactly10!"},
+		{"", 10, ""},
+		{"  \n\t\n", 10, ""},
+		{"abc", 0, ""},
+		{"abc", 1, "…"},
+	} {
+		if got := FirstLine(tc.answer, tc.max); got != tc.want {
+			t.Errorf("FirstLine(%q, %d) = %q, want %q", tc.answer, tc.max, got, tc.want)
+		}
+	}
 }
