@@ -587,4 +587,3 @@ func TestManyOpenCalls(t *testing.T) {
 		t.Error("hang before the last declared deadline")
 	}
 }
-

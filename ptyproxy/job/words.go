@@ -70,11 +70,11 @@ func (c Command) RunWords(r Result) string {
 	if len(r.Before) == 0 {
 		return s
 	}
-	words := make([]string, len(r.Before))
+	before := make([]string, len(r.Before))
 	for i, o := range r.Before {
-		words[i] = fmt.Sprintf("attempt %d %s after %s", i+1, c.outcomeWords(o), words.Duration(o.Ended.Sub(o.Started)))
+		before[i] = fmt.Sprintf("attempt %d %s after %s", i+1, c.outcomeWords(o), words.Duration(o.Ended.Sub(o.Started)))
 	}
-	return fmt.Sprintf("%s over %d attempts (%s)", s, len(r.Before)+1, strings.Join(words, ", "))
+	return fmt.Sprintf("%s over %d attempts (%s)", s, len(r.Before)+1, strings.Join(before, ", "))
 }
 
 // outcomeWords says in a few words how an attempt ended.

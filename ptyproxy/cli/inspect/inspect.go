@@ -18,8 +18,7 @@ import (
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
 	"cursor-wrap/ptyproxy/sessionlog/timeline"
-	"cursor-wrap/stream"
-	"cursor-wrap/watchdog"
+	"cursor-wrap/words"
 )
 
 // Command is `cursor-wrap inspect`.
@@ -139,12 +138,12 @@ func Run(env *cli.Env, args []string) int {
 	if s.Usage != nil {
 		usage = s.Usage.Usage().Short()
 	}
-	fmt.Fprintf(env.Stdout, "run      %s  (%s)\nended    %s after %s; usage %s\n", cmp.Or(stream.Display(s.Run), "-"),
-		stream.Display(s.Agent), stream.Display(s.Told()), watchdog.Round(time.Duration(s.DurationMS)*time.Millisecond), usage)
+	fmt.Fprintf(env.Stdout, "run      %s  (%s)\nended    %s after %s; usage %s\n", cmp.Or(words.Display(s.Run), "-"),
+		words.Display(s.Agent), words.Display(s.Told()), words.Duration(time.Duration(s.DurationMS)*time.Millisecond), usage)
 	for i, a := range run {
 		fmt.Fprintf(env.Stdout, "\n── attempt %d of %d", i+1, len(run))
 		if why := s.Attempts[i].Restart; why != "" {
-			fmt.Fprintf(env.Stdout, ": %s", stream.Display(why))
+			fmt.Fprintf(env.Stdout, ": %s", words.Display(why))
 		}
 		fmt.Fprint(env.Stdout, "\n\n")
 		a.Format(env.Stdout, o.gap, cli.Colour(env.Stdout))

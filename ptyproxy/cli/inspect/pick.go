@@ -11,7 +11,7 @@ import (
 	"cursor-wrap/ptyproxy/cli"
 	"cursor-wrap/ptyproxy/job"
 	"cursor-wrap/ptyproxy/sessionlog"
-	"cursor-wrap/stream"
+	"cursor-wrap/words"
 )
 
 // maxCandidates bounds the runs an ambiguous id lists.
@@ -51,7 +51,7 @@ func pick(env *cli.Env, o *options, arg string) (string, int) {
 		if t, err := time.Parse(time.RFC3339, s.Start); err == nil {
 			start = t.Local().Format("2006-01-02 15:04:05")
 		}
-		fmt.Fprintf(&b, "\n  %s  %s  %s  %s", stream.Display(s.ID), start, stream.Display(s.Told()), stream.Display(s.Prompt))
+		fmt.Fprintf(&b, "\n  %s  %s  %s  %s", words.Display(s.ID), start, words.Display(s.Told()), words.Display(s.Prompt))
 	}
 	if len(found) > maxCandidates {
 		fmt.Fprintf(&b, "\n  … and %d more", len(found)-maxCandidates)
