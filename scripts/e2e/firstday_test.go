@@ -176,6 +176,15 @@ func homeTree(t *testing.T, home string) string {
 // the home exactly as it was, the user's config file untouched.
 func TestDemoAgent(t *testing.T) {
 	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\ncursor-wrap demo --install-agent ", "\ncursor-agent -p \"fix the failing test\"\n", "\ncursor-wrap demo --remove-agent "} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not show %q, which this test runs", want)
+		}
+	}
 	home := t.TempDir()
 	for path, text := range map[string]string{
 		".local/bin/mine":                 "#!/bin/sh\n",
