@@ -27,6 +27,26 @@ func TestCheckShape(t *testing.T) {
 		{"[" + strings.Repeat("a.", 17) + "b]\n", 1},
 		{"x = {" + strings.Repeat("a.", 17) + "b = 1}\n", 1},
 		{"on_hang = \"unclosed\nx = " + strings.Repeat("{a=", 9) + "1" + strings.Repeat("}", 9) + "\n", 2},
+		// At the bounds, and past them only when both are passed at once.
+		{"x = " + strings.Repeat("[", 8) + "1" + strings.Repeat("]", 8) + "\n", 0},
+		{"x = [[[[[1]]]]]\ny = [[[[[1]]]]]\n", 0},
+		{"]]]]\nx = " + strings.Repeat("[", 9) + "1" + strings.Repeat("]", 9) + "\n", 2},
+		{strings.Repeat("a.", 15) + "b = 1\n", 0},
+		{strings.Repeat("a.", 10) + "b = 1\n" + strings.Repeat("a.", 10) + "b = 1\n", 0},
+		{"x = " + strings.Repeat("1.", 20) + "\n", 0},
+		{"x = {" + strings.Repeat("a.", 8) + "b = 1, " + strings.Repeat("c.", 8) + "d = 2}\n", 0},
+		{"x = [1, " + strings.Repeat("c.", 16) + "d]\n", 1}, // after a comma in brackets, counted as a key
+		{"x = 1, " + strings.Repeat("c.", 16) + "d\n", 0},
+		// Strings and comments: their brackets do not count, their lines do.
+		{"a = \"\"\"\n\n\n\"\"\"\n" + strings.Repeat("a.", 17) + "b = 1\n", 5},
+		{"a = '''\n\n'''\n" + strings.Repeat("a.", 17) + "b = 1\n", 4},
+		{"a = \"x\\\"" + strings.Repeat("[", 9) + "\"\n", 0},
+		{"a = 'x\\'\nb = " + strings.Repeat("[", 9) + "1" + strings.Repeat("]", 9) + "\n", 2},
+		{"# " + strings.Repeat("[", 20) + "\nb = 1 # " + strings.Repeat("a.", 20) + "\n", 0},
+		{"a = \"\"\"x\"\"" + strings.Repeat("[", 9) + "\"\"\"\n", 0},
+		{"a = \"\"\n" + strings.Repeat("a.", 17) + "b = 1\n", 2},
+		{"a = \"", 0},
+		{"a = \"\"\"", 0},
 	} {
 		if line, problem := checkShape([]byte(tc.text)); line != tc.line {
 			t.Errorf("%.60q: line %d (%s), want %d", tc.text, line, problem, tc.line)
