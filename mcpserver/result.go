@@ -176,6 +176,9 @@ func (r *run) failure(f *failure) *final {
 	phase := f.State
 	if f.State == stateHung && f.Reason != nil {
 		phase = "hung (" + f.Reason.Kind + ")"
+		if f.Reason.Kind == watchdog.KindDeadline {
+			phase = "timed out (hard_timeout)"
+		}
 	}
 	return &final{state: f.State, phase: phase, isError: true, texts: []redact.Masked{r.mask(text)}, structured: r.seal(f)}
 }

@@ -533,7 +533,7 @@ func TestHardTimeout(t *testing.T) {
 	if got.Code != codeTimedOut || got.Kind != "deadline" || got.Reason == nil || got.Reason.Threshold != 400*time.Millisecond {
 		t.Fatalf("result %+v", got)
 	}
-	if !strings.HasPrefix(got.Message, "The agent was stopped: the attempt reached its hard timeout of 400ms") {
+	if !strings.HasPrefix(got.Message, "The agent was stopped: the attempt timed out at its hard timeout of 400ms") {
 		t.Errorf("message %q", got.Message)
 	}
 	if !strings.Contains(strings.Join(got.Suggestions, "\n"), "longer hard_timeout (at most 4h0m0s)") {

@@ -334,6 +334,11 @@ func (l *loop) act(v watchdog.Verdict, r watchdog.Reason, now time.Time) {
 	l.stop(now, syscall.SIGTERM, why)
 	switch cause {
 	case Hung:
+		if r.Kind == watchdog.KindDeadline {
+			// A cap, not a hang: the agent may have been working.
+			l.o.Console.Error(r.Describe() + "; stopping the agent's process group")
+			break
+		}
 		l.o.Console.Error("hang detected: " + r.Describe() + "; stopping the agent's process group")
 	case AwaitingPerson:
 		l.o.Console.Error(r.Describe() + "; stopping the agent")

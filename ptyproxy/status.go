@@ -33,6 +33,8 @@ const commandRunes = 60
 func (s Status) Activity(now time.Time, p *stream.Profile) Activity {
 	r := s.Reason.MovedOn(now.Sub(s.Now))
 	switch {
+	case s.Phase == Stopping && s.Verdict == watchdog.Hang && r.Kind == watchdog.KindDeadline:
+		return Activity{Key: "stopping", Text: "timed out (hard_timeout); killing the agent's process tree"}
 	case s.Phase == Stopping && s.Verdict == watchdog.Hang:
 		return Activity{Key: "stopping", Text: "hang detected (" + r.Kind + "); killing the agent's process tree"}
 	case s.Phase == Stopping:

@@ -1,9 +1,10 @@
 package stream
 
 import (
-	"cursor-wrap/words"
 	"slices"
 	"strings"
+
+	"cursor-wrap/words"
 )
 
 // A Question is a prompt on an agent's terminal that only a person can

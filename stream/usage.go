@@ -1,9 +1,10 @@
 package stream
 
 import (
-	"cursor-wrap/words"
 	"math"
 	"strconv"
+
+	"cursor-wrap/words"
 )
 
 // Usage is what an agent reported it spent: tokens, and a cost only where

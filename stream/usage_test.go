@@ -1,11 +1,12 @@
 package stream
 
 import (
-	"cursor-wrap/words"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"cursor-wrap/words"
 )
 
 // tallied reads a capture with a profile into a Tally, as the run does,

@@ -1,9 +1,10 @@
 package watchdog
 
 import (
-	"cursor-wrap/words"
 	"fmt"
 	"time"
+
+	"cursor-wrap/words"
 )
 
 // A Conn is one TCP connection of the agent process or its runtime

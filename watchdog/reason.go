@@ -1,12 +1,13 @@
 package watchdog
 
 import (
-	"cursor-wrap/words"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"cursor-wrap/words"
 )
 
 // A Reason explains a verdict: everything the hang record needs.
@@ -37,6 +38,12 @@ type Reason struct {
 	// agent had reported when it passed it: tokens, or US dollars.
 	Budget       string
 	Limit, Total float64
+	// SilenceDue is, for KindTool, how long before the verdict the
+	// silence part of the rule fell due (the idle timeout's silence, with
+	// what evidence excused): the rule needs it and every open call past
+	// its deadline, and the later of the two decides. Threshold is then
+	// the idle timeout.
+	SilenceDue time.Duration
 }
 
 // An OpenCall is a tool call that was running at the check.
@@ -68,6 +75,7 @@ type reasonJSON struct {
 	Budget        string         `json:"budget,omitempty"`
 	Limit         float64        `json:"budget_limit,omitempty"`
 	Total         float64        `json:"budget_total,omitempty"`
+	SilenceDueMS  int64          `json:"silence_due_ms_ago,omitempty"`
 }
 
 type openCallJSON struct {
@@ -110,6 +118,7 @@ func (r Reason) MarshalJSON() ([]byte, error) {
 		ThresholdMS: r.Threshold.Milliseconds(), OpenCallCount: r.OpenCount,
 		LastEventType: r.LastEventType, SessionID: r.SessionID, OpenCalls: []openCallJSON{}, StdinOpen: r.StdinOpen,
 		Question: r.Question, Fix: r.Fix, WaitingOn: r.WaitingOn, Budget: r.Budget, Limit: r.Limit, Total: r.Total,
+		SilenceDueMS: r.SilenceDue.Milliseconds(),
 	}
 	for _, c := range r.OpenCalls {
 		out.OpenCalls = append(out.OpenCalls, openCallJSON{c.ID, c.Kind, c.Command, c.Elapsed.Milliseconds(), c.Timeout.Milliseconds(), c.Budget.Milliseconds()})
@@ -130,7 +139,8 @@ func (r *Reason) UnmarshalJSON(b []byte) error {
 	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 	*r = Reason{Kind: in.Kind, Silence: ms(in.IdleSilenceMS), Elapsed: ms(in.ElapsedMS), Threshold: ms(in.ThresholdMS),
 		LastEventType: in.LastEventType, SessionID: in.SessionID, OpenCount: in.OpenCallCount, StdinOpen: in.StdinOpen,
-		Question: in.Question, Fix: in.Fix, WaitingOn: in.WaitingOn, Budget: in.Budget, Limit: in.Limit, Total: in.Total}
+		Question: in.Question, Fix: in.Fix, WaitingOn: in.WaitingOn, Budget: in.Budget, Limit: in.Limit, Total: in.Total,
+		SilenceDue: ms(in.SilenceDueMS)}
 	for _, c := range in.OpenCalls {
 		r.OpenCalls = append(r.OpenCalls, OpenCall{c.CallID, c.Kind, c.Command, ms(c.ElapsedMS), ms(c.TimeoutMS), ms(c.BudgetMS)})
 	}
@@ -159,7 +169,7 @@ func (r Reason) Describe() string {
 func (r Reason) describe() string {
 	switch r.Kind {
 	case KindDeadline:
-		return "the attempt reached its hard timeout of " + words.Duration(r.Threshold)
+		return "the attempt timed out at its hard timeout of " + words.Duration(r.Threshold) + ", a cap on its time whatever it was doing"
 	case KindExit:
 		return "the agent printed its result but did not exit within " + words.Duration(r.Threshold)
 	case KindPerson:
@@ -167,14 +177,7 @@ func (r Reason) describe() string {
 	case KindBudget:
 		return words.Budget(r.Budget, r.Budget == BudgetCost, r.Limit, r.Total)
 	case KindTool:
-		var calls []string
-		for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
-			calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, words.Duration(c.Elapsed), words.Duration(c.Budget)))
-		}
-		if more := max(r.OpenCount, len(r.OpenCalls)) - len(calls); more > 0 {
-			calls = append(calls, fmt.Sprintf("and %d more", more))
-		}
-		return "no output for " + words.Duration(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
+		return r.toolWords()
 	}
 	s := "no output for " + words.Duration(r.Silence) + " with no tool call running (idle timeout " + words.Duration(r.Threshold) + ")"
 	e := r.Evidence
@@ -186,6 +189,31 @@ func (r Reason) describe() string {
 	}
 	s += e.describeConn()
 	return s
+}
+
+// toolWords says why the tool rule decided: every open call past its
+// deadline and the idle timeout's silence, both needed, and when each
+// fell due, so a short tool grace does not read as a late wrapper.
+func (r Reason) toolWords() string {
+	var calls []string
+	deadlines := time.Duration(-1) // how long before the verdict the last deadline passed
+	for _, c := range r.OpenCalls {
+		if ago := c.Elapsed - c.Budget; deadlines < 0 || ago < deadlines {
+			deadlines = ago
+		}
+	}
+	for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
+		calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, words.Duration(c.Elapsed), words.Duration(c.Budget)))
+	}
+	if more := max(r.OpenCount, len(r.OpenCalls)) - len(calls); more > 0 {
+		calls = append(calls, fmt.Sprintf("and %d more", more))
+	}
+	s := "no output for " + words.Duration(r.Silence) + " and every open tool call is past its deadline (" + strings.Join(calls, "; ") + ")"
+	if r.Threshold <= 0 {
+		return s // a reason logged before the rule's parts were
+	}
+	return s + "; the tool rule needs both: the deadlines passed " + words.Ago(max(deadlines, 0)) +
+		", and the silence reached the idle timeout of " + words.Duration(r.Threshold) + " " + words.Ago(max(r.SilenceDue, 0))
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r

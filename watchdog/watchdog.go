@@ -392,6 +392,8 @@ func (w *Watchdog) reason(now, due time.Time, kind string) Reason {
 	switch kind {
 	case KindIdle:
 		r.Threshold = w.th.IdleTimeout
+	case KindTool:
+		r.Threshold, r.SilenceDue = w.th.IdleTimeout, now.Sub(w.idleDue())
 	case KindDeadline:
 		r.Threshold = w.th.HardTimeout
 	case KindExit:

@@ -30,6 +30,15 @@ func Duration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
+// Ago says when something fell due before an instant, d earlier: "at
+// the verdict" under a millisecond, else "55s before the verdict".
+func Ago(d time.Duration) string {
+	if d < time.Millisecond {
+		return "at the verdict"
+	}
+	return Duration(d) + " before the verdict"
+}
+
 // Offset writes an instant of a run as the time since its start, to the
 // millisecond: "+12.345s". The session log's times are kept to the
 // millisecond, so every reader stamps a row the same way.

@@ -6,6 +6,7 @@ import (
 
 	"cursor-wrap/ptyproxy"
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 	"cursor-wrap/words"
 )
 
@@ -81,6 +82,9 @@ func (c Command) RunWords(r Result) string {
 func (c Command) outcomeWords(out ptyproxy.Outcome) string {
 	switch out.Cause {
 	case ptyproxy.Hung:
+		if out.Reason.Kind == watchdog.KindDeadline {
+			return "timed out (hard_timeout) and was killed"
+		}
 		return "hung (" + out.Reason.Kind + ") and was killed"
 	case ptyproxy.Overdue:
 		return "answered, did not exit, and was stopped"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cursor-wrap/stream"
+	"cursor-wrap/watchdog"
 	"cursor-wrap/words"
 )
 
@@ -234,6 +235,8 @@ func attemptOf(s Summary, running bool, now time.Time) (Attempt, time.Time) {
 		// Its agent is gone: the wrapper was killed (its agent dies with
 		// it), or the machine stopped.
 		a.Outcome = "unfinished"
+	case category == Hung && kind == watchdog.KindDeadline:
+		a.Outcome = "timed out (hard_timeout)" // a cap, not a hang
 	case category == Hung:
 		a.Outcome = "hung (" + kind + ")"
 	case category == Person:

@@ -132,6 +132,8 @@ func (v *Verdict) Word() string {
 		return "waiting on a person"
 	case v.Reason.Kind == watchdog.KindBudget:
 		return "over budget"
+	case v.Reason.Kind == watchdog.KindDeadline:
+		return "timed out (hard_timeout)" // a cap, not a hang
 	}
 	return "hang (" + words.Display(v.Reason.Kind) + ")"
 }
