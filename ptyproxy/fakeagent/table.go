@@ -75,6 +75,7 @@ var table = []step{
 	{name: "mixed", args: "N SIZE", does: "as lines, each line followed by one on stderr that counts them", run: linesStep("mixed", true)},
 	{name: "tick", args: "N EVERY", does: "print N small JSON lines, one every EVERY, each stamped with its send time", run: stepTick},
 	{name: "burn", args: "DURATION", does: "use a quarter of a core without printing", run: stepBurn},
+	{name: "read", args: "DURATION", does: "read /dev/zero without printing: a tool reading files", run: stepRead},
 	{name: "group-child", does: "start a child in the same process group that sleeps forever", run: child("group-child")},
 	{name: "setsid-child", does: "start a child in its own session that ignores SIGTERM and SIGHUP", run: child("setsid-child")},
 	{name: "tool-child", does: "the same, unannounced on stdout: a tool the agent runs", run: child("tool-child")},
@@ -301,6 +302,25 @@ func burn(d time.Duration) {
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
+}
+
+func stepRead(a *agent, args []string) error {
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		return err
+	}
+	a.out.Flush()
+	f, err := os.Open("/dev/zero")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		f.Read(buf)
+		time.Sleep(time.Millisecond)
+	}
+	return nil
 }
 
 func child(kind string) func(*agent, []string) error {
