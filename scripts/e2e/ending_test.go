@@ -98,8 +98,8 @@ func TestStdoutClosedWhileWaitingToRestart(t *testing.T) {
 	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 141 {
 		t.Fatalf("exit %v, want 141; stderr %s", err, strings.Join(seen, "\n"))
 	}
-	// Newest first: the restart's attempt is the run's end.
-	if _, sessions := sessionsOf(t, logDir); len(sessions) != 2 || sessions[0].Prompt != "continue" ||
+	// One run of two attempts: the restart's attempt is the run's end.
+	if _, sessions := sessionsOf(t, logDir); len(sessions) != 1 || len(sessions[0].Attempts) != 2 || sessions[0].Prompt != "fix it" ||
 		sessions[0].ExitStatus == nil || *sessions[0].ExitStatus != 141 {
 		t.Errorf("sessions: %+v", sessions)
 	}

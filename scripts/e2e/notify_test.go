@@ -184,7 +184,7 @@ func TestNotifyDesktop(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	args, _ := os.ReadFile(out)
-	if !regexp.MustCompile(`^--app-name=cursor-wrap\ncursor-wrap: cursor run ended\ncursor-wrap: cursor run ended: finished \(exit 0\); usage: not reported\. Session s-1 in \S+, prompt "say hi"\n$`).Match(args) {
+	if !regexp.MustCompile(`^--app-name=cursor-wrap\ncursor-wrap: cursor run ended\ncursor-wrap: cursor run ended: finished \(exit 0\) after [0-9.]+m?s; usage: not reported\. Session s-1 in \S+, prompt "say hi"\n$`).Match(args) {
 		t.Errorf("notify-send got %q", args)
 	}
 
