@@ -75,7 +75,7 @@ func TestDirectNoResult(t *testing.T) {
 // log: inspect --last when the log is where inspect looks, else its path.
 func TestHangNextStep(t *testing.T) {
 	t.Parallel()
-	r := runWrapper(t, nil, nil, "--idle-timeout", "500ms", "--notify", "https://hooks.example/s3cret", "--", "line", initLine, "hang")
+	r := runWrapper(t, nil, nil, "--idle-timeout", "2s", "--notify", "https://hooks.example/s3cret", "--", "line", initLine, "hang")
 	logs, _ := filepath.Glob(filepath.Join(r.logDir, "cursor-wrap-*.jsonl"))
 	if r.code != 124 || len(logs) != 1 {
 		t.Fatalf("exit %d, logs %q", r.code, logs)
@@ -83,7 +83,7 @@ func TestHangNextStep(t *testing.T) {
 	// The test's PATH has no cursor-wrap: the hint names the wrapper by the
 	// path a user can type, as when the installer's PREFIX is not on PATH.
 	// The webhook's URL is a secret: it is not repeated.
-	resume := wrapperBin + " --agent-bin " + agentBin + " --log-dir " + r.logDir + " --idle-timeout 500ms -- --resume s-1 -- continue"
+	resume := wrapperBin + " --agent-bin " + agentBin + " --log-dir " + r.logDir + " --idle-timeout 2s -- --resume s-1 -- continue"
 	want := "cursor-wrap: resume with `" + resume + "`; see `" + wrapperBin + " inspect " + logs[0] + "`\n"
 	if !bytes.HasSuffix(r.stderr, []byte(want)) {
 		t.Fatalf("stderr ends %q, want %q", r.stderr, want)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 
@@ -80,8 +81,14 @@ func TestBareOnATerminal(t *testing.T) {
 func TestMCPWithoutAnAgent(t *testing.T) {
 	t.Parallel()
 	c := serveWith(t, nil, "PATH="+t.TempDir(), "HOME="+t.TempDir())
-	if !strings.Contains(c.stderr.String(), "every call that runs the configured agent will fail until this is fixed: agent not found") {
-		t.Errorf("the server's log does not say the agent is missing:\n%s", c.stderr)
+	// The server writes it before it answers initialize, but its stderr
+	// reaches the buffer through exec's copying goroutine: wait for it.
+	missing := "every call that runs the configured agent will fail until this is fixed: agent not found"
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(c.stderr.String(), missing); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("the server's log does not say the agent is missing:\n%s", c.stderr)
+			break
+		}
 	}
 	for _, tc := range []struct {
 		tool, agent, install string
