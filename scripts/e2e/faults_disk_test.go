@@ -122,7 +122,7 @@ func TestFaultStuckDisk(t *testing.T) {
 				sc := bufio.NewScanner(stderr)
 				for sc.Scan() {
 					all.WriteString(sc.Text() + "\n")
-					if !seen && strings.Contains(sc.Text(), "hang detected") {
+					if !seen && strings.Contains(sc.Text(), "timed out at its hard timeout") {
 						seen = true
 						verdict <- sc.Text()
 					}
@@ -144,7 +144,7 @@ func TestFaultStuckDisk(t *testing.T) {
 			start := time.Now()
 			select {
 			case line := <-verdict:
-				if !strings.Contains(line, "hang detected") {
+				if !strings.Contains(line, "timed out at its hard timeout") {
 					t.Fatalf("no verdict: %s", line)
 				}
 			case <-time.After(60 * time.Second):
