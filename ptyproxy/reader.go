@@ -43,13 +43,13 @@ type reader struct {
 	free    chan *batch // back from the loop
 	done    chan error  // nil at end of stream, else the read error
 
-	// writingSince is the Unix ns at which a stdout write began, 0 when
-	// none is under way: a stalled reader downstream is not a hung agent.
-	writingSince atomic.Int64
+	// writingSince is when a stdout write began, none when none is under
+	// way: a stalled reader downstream is not a hung agent.
+	writingSince moment
 	outErr       atomic.Pointer[error] // first stdout write error
 	// The drain's bounds are the master's deadlines, on the system clock.
-	drainUntil atomic.Int64 // Unix ns the drain ends at the latest; 0 before it begins
-	deadline   atomic.Int64 // Unix ns a read with nothing to read ends at; 0 for none
+	drainUntil moment // when the drain ends at the latest; none before it begins
+	deadline   moment // when a read with nothing to read ends; none for none
 
 	// recooked counts the reads after which the PTY was found cooking its
 	// output (stty sane), for the loop to say so; uncook is set while the
@@ -86,9 +86,9 @@ func (r *reader) run() {
 		n, err := r.read(b.buf)
 		if n > 0 {
 			r.take(b, n)
-			if until := r.drainUntil.Load(); until != 0 {
+			if until, ok := r.drainUntil.get(); ok {
 				// Keep draining while bytes come, within the drain's bound.
-				r.setDeadline(time.Unix(0, min(time.Now().Add(drainQuiet).UnixNano(), until)))
+				r.setDeadline(earlier(time.Now().Add(drainQuiet), until))
 			}
 		} else {
 			r.free <- b // Never blocks: it has room for every batch.
@@ -125,7 +125,7 @@ func (r *reader) run() {
 // empty, with nothing read before it, does the flushes asked before it
 // looked (order.go).
 func (r *reader) read(buf []byte) (n int, err error) {
-	if d := r.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
+	if d, ok := r.deadline.get(); ok && !time.Now().Before(d) {
 		return 0, os.ErrDeadlineExceeded
 	}
 	defer func() {
@@ -243,14 +243,14 @@ func (r *reader) takeBuffered() {
 // from a slow one (see writingAt).
 func (r *reader) forward(p []byte) {
 	piece := len(p)
-	if r.drainUntil.Load() != 0 {
+	if _, ok := r.drainUntil.get(); ok {
 		piece = drainPiece
 	}
 	for len(p) > 0 && r.outErr.Load() == nil {
 		n := min(piece, len(p))
-		r.writingSince.Store(r.clock.Now().UnixNano())
+		r.writingSince.set(r.clock.Now())
 		_, err := r.out.Write(p[:n])
-		r.writingSince.Store(0)
+		r.writingSince.clear()
 		if err != nil {
 			r.outErr.Store(&err)
 			return
@@ -277,24 +277,22 @@ const drainMax = 2 * time.Second
 // the agent still holds the PTY and writes to it.
 func (r *reader) drain() {
 	now := time.Now()
-	r.drainUntil.Store(now.Add(drainMax).UnixNano())
+	r.drainUntil.set(now.Add(drainMax))
 	r.setDeadline(now.Add(drainQuiet))
 }
 
 // writeBlocked reports whether a stdout write has been under way since
 // before t.
 func (r *reader) writeBlocked(t time.Time) bool {
-	since := r.writingSince.Load()
-	return since != 0 && since < t.UnixNano()
+	since, ok := r.writingSince.get()
+	return ok && since.Before(t)
 }
 
 // writingAt returns when the stdout write under way began, zero if none:
 // after the agent's exit, one that lasts is a stdout that takes nothing.
 func (r *reader) writingAt() time.Time {
-	if since := r.writingSince.Load(); since != 0 {
-		return time.Unix(0, since)
-	}
-	return time.Time{}
+	since, _ := r.writingSince.get()
+	return since
 }
 
 func (r *reader) stdoutErr() error {

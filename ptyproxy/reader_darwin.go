@@ -26,8 +26,8 @@ type readerOS struct {
 func (r *reader) wait(master int) (bool, error) {
 	for {
 		var tv *unix.Timeval
-		if d := r.deadline.Load(); d != 0 {
-			left := time.Until(time.Unix(0, d))
+		if d, ok := r.deadline.get(); ok {
+			left := time.Until(d)
 			if left <= 0 {
 				return false, os.ErrDeadlineExceeded
 			}
@@ -88,7 +88,7 @@ func (r *reader) closeWait() {
 // setDeadline ends a read that has nothing to read by t, waking a wait
 // under way so that it sees t.
 func (r *reader) setDeadline(t time.Time) {
-	r.deadline.Store(t.UnixNano())
+	r.deadline.set(t)
 	r.wake()
 }
 

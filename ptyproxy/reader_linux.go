@@ -70,8 +70,8 @@ func (r *reader) openWait(master int) (err error) {
 	r.wakeW.Store(os.NewFile(uintptr(wake), "eventfd"))
 	r.ep.Store(f)
 	// A deadline set before the set existed (see setDeadline).
-	if d := r.deadline.Load(); d != 0 {
-		_ = f.SetReadDeadline(time.Unix(0, d))
+	if d, ok := r.deadline.get(); ok {
+		_ = f.SetReadDeadline(d)
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func (r *reader) closeWait() {
 // setDeadline ends a read that has nothing to read by t; a wait under way
 // is ended by the poller.
 func (r *reader) setDeadline(t time.Time) {
-	r.deadline.Store(t.UnixNano())
+	r.deadline.set(t)
 	if f := r.ep.Load(); f != nil {
 		_ = f.SetReadDeadline(t) // Fails only once the reader has ended.
 	}

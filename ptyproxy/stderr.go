@@ -51,8 +51,8 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 	var drained int64 // read since the copy saw the drain begin
 	draining := false
 	for {
-		if until := l.errs.drainUntil.Load(); until != 0 {
-			if draining && drained >= l.errs.owed.Load() && time.Now().UnixNano() > until {
+		if until, ok := l.errs.drainUntil.get(); ok {
+			if draining && drained >= l.errs.owed.Load() && time.Now().After(until) {
 				split.Flush() // A stranger that keeps writing: what the agent wrote is read.
 				return
 			}
@@ -85,13 +85,14 @@ func (l *loop) readStderr(lines chan<- stderrText, done chan<- struct{}, abandon
 // errCopy is what the copy of the agent's stderr and the loop share.
 type errCopy struct {
 	// writingSince is when, on the loop's clock, the write under way
-	// began (Unix ns), 0 when none; pending the bytes read and not yet
-	// written.
-	writingSince, pending atomic.Int64
-	// drainUntil is when, on the system clock, the drain's reads may stop
-	// (Unix ns), 0 until the drain; owed is what the pipe held when the
-	// drain began: that much is read whatever the time.
-	drainUntil, owed atomic.Int64
+	// began, none when none; pending the bytes read and not yet written.
+	writingSince moment
+	pending      atomic.Int64
+	// drainUntil is when, on the system clock, the drain's reads may stop,
+	// none until the drain; owed is what the pipe held when the drain
+	// began: that much is read whatever the time.
+	drainUntil moment
+	owed       atomic.Int64
 	// began has a value once a write began since the loop last looked.
 	began chan struct{}
 }
@@ -110,13 +111,13 @@ func (l *loop) passStderr(p []byte, abandon <-chan struct{}) {
 		default:
 		}
 		n := min(drainPiece, len(p))
-		c.writingSince.Store(l.clock.Now().UnixNano())
+		c.writingSince.set(l.clock.Now())
 		select {
 		case c.began <- struct{}{}:
 		default: // The loop has yet to look at the last one.
 		}
 		_, _ = l.o.Stderr.Write(p[:n]) // Our stderr failing must not stop the agent.
-		c.writingSince.Store(0)
+		c.writingSince.clear()
 		c.pending.Add(-int64(n))
 		p = p[n:]
 	}
@@ -133,7 +134,7 @@ func (l *loop) passStderr(p []byte, abandon <-chan struct{}) {
 func (l *loop) lastStderr(done <-chan struct{}, abandon chan struct{}) {
 	c := &l.errs
 	c.owed.Store(Unread(l.p.stderr))
-	c.drainUntil.Store(time.Now().Add(drainMax).UnixNano())
+	c.drainUntil.set(time.Now().Add(drainMax))
 	// A read under way on an empty pipe ends once the pipe has been quiet;
 	// the copy sets the same deadline before each read from now on.
 	_ = l.p.stderr.SetReadDeadline(time.Now().Add(drainQuiet))
@@ -143,8 +144,8 @@ func (l *loop) lastStderr(done <-chan struct{}, abandon chan struct{}) {
 		// While a write is under way, the loop wakes when it would have
 		// taken nothing for Stall; the copy says when one begins.
 		var stalled <-chan time.Time
-		if since := c.writingSince.Load(); since != 0 {
-			at := time.Unix(0, since).Add(Stall)
+		if since, ok := c.writingSince.get(); ok {
+			at := since.Add(Stall)
 			if !l.clock.Now().Before(at) {
 				l.giveUpStderr(abandon)
 				return

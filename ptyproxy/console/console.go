@@ -47,19 +47,23 @@ type Console struct {
 	tty   bool       // the status line is drawn only on a terminal
 	width func() int // the terminal's width, for truncation
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []item
-	queued   int     // bytes of the agent's stderr queued and not yet written
-	said     int     // bytes of the wrapper's messages queued and not yet written
-	status   *string // a status line to draw, the newest only
-	dropped  int     // messages dropped since the last note
-	closed   bool
-	closing  bool // Close was called: a second call returns at once
-	idle     bool // the writer is waiting for work (broadcast when it begins)
-	held     bool // no status line is drawn (Hold)
-	done     chan struct{}
-	progress atomic.Int64 // Unix ns: when the writer last took work or wrote a piece
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []item
+	queued  int     // bytes of the agent's stderr queued and not yet written
+	said    int     // bytes of the wrapper's messages queued and not yet written
+	status  *string // a status line to draw, the newest only
+	dropped int     // messages dropped since the last note
+	closed  bool
+	closing bool // Close was called: a second call returns at once
+	idle    bool // the writer is waiting for work (broadcast when it begins)
+	held    bool // no status line is drawn (Hold)
+	done    chan struct{}
+	// progress is when the writer last took work or wrote a piece, in ns
+	// since born: on the monotonic clock, so that a step of the wall clock
+	// neither gives up on stderr early nor waits on it for hours.
+	progress atomic.Int64
+	born     time.Time
 
 	// The writer's own state: what is on the screen.
 	screen    sync.Mutex // held while writing to the terminal
@@ -92,9 +96,9 @@ func New(w io.Writer, tty bool, width func() int) *Console {
 	if width == nil {
 		width = func() int { return 80 }
 	}
-	c := &Console{w: w, tty: tty, width: width, lineStart: true, done: make(chan struct{})}
+	c := &Console{w: w, tty: tty, width: width, lineStart: true, done: make(chan struct{}), born: time.Now()}
 	c.cond = sync.NewCond(&c.mu)
-	c.progress.Store(time.Now().UnixNano())
+	c.moved()
 	go c.run()
 	return c
 }
@@ -141,7 +145,7 @@ func (c *Console) push(it item) {
 
 // written makes room for n bytes of an item written.
 func (c *Console) written(agent bool, n int) {
-	c.progress.Store(time.Now().UnixNano())
+	c.moved()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if agent {
@@ -224,7 +228,7 @@ func (c *Console) Close(stall time.Duration) (unwritten int) {
 		// Busy, the writer has taken nothing since its last piece (or since
 		// it took its work), however long before Close that was: a stall
 		// already waited out is not waited for again.
-		due := time.Unix(0, c.progress.Load()).Add(stall)
+		due := c.born.Add(time.Duration(c.progress.Load())).Add(stall)
 		if idle {
 			due = time.Now().Add(stall) // It wakes to take the last of the work, or ends.
 		} else if !time.Now().Before(due) {
@@ -241,6 +245,9 @@ func (c *Console) Close(stall time.Duration) (unwritten int) {
 	}
 }
 
+// moved notes the writer's progress now.
+func (c *Console) moved() { c.progress.Store(int64(time.Since(c.born))) }
+
 // run writes the queue to stderr, in order, with the status line last.
 func (c *Console) run() {
 	defer close(c.done)
@@ -254,7 +261,7 @@ func (c *Console) run() {
 			c.cond.Wait()
 		}
 		if c.idle {
-			c.progress.Store(time.Now().UnixNano()) // Busy from now: no stall before.
+			c.moved() // Busy from now: no stall before.
 		}
 		c.idle = false
 		if len(c.queue) == 0 && c.status == nil && c.dropped == 0 && c.closed {

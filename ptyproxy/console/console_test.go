@@ -231,8 +231,8 @@ func (g *gate) Write(p []byte) (int, error) {
 func TestConsoleGivesUp(t *testing.T) {
 	t.Parallel()
 	g := &gate{open: make(chan struct{})}
+	start := time.Now() // Before New: the stall may count from the console's start.
 	c := New(g, false, nil)
-	start := time.Now()
 	c.Write(make([]byte, 100))
 	settleTaken(c)                       // The writer took it, and waits on the gate from now.
 	c.Write(make([]byte, maxQueued-100)) // All the agent's room left.
