@@ -2,6 +2,7 @@ package watchdog
 
 import (
 	"math"
+	"strings"
 
 	"cursor-wrap/stream"
 	"fmt"
@@ -142,6 +143,54 @@ func TestBudgetEdges(t *testing.T) {
 		}
 		if v, r := w.Check(at(time.Second)); (v == Hang) != (tc.want != "") {
 			t.Errorf("%s: verdict %v, %+v", tc.name, v, r)
+		}
+	}
+}
+
+// TestConnNothingReceived: a connection that has received nothing earns
+// nothing, however recently the kernel says it was set up (its last
+// receive time counts from there).
+func TestConnNothingReceived(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	th := testThresholds()
+	th.ActivityProbe, th.ConnProbe, th.MaxKeepAliveWait = true, true, 300*s
+	w := New(th, t0)
+	w.ProcessEvent(initEv, t0)
+	for now := t0; now.Before(at(1000 * s)); {
+		now = w.Decide(now).Next
+		if w.WantsActivity(now) {
+			d := now.Sub(t0)
+			w.ObserveActivity(Activity{Conns: []Conn{{ID: 1, Remote: "10.0.0.1:443", Open: true,
+				Sent: 22 << 10, SegsOut: 1, SendAgo: d, RecvAgo: time.Second}}}, now)
+		}
+		if v, r := w.Check(now); v == Hang {
+			if got := now.Sub(t0); got != 60*s || r.Evidence.Conn != "" {
+				t.Errorf("hang at %v, evidence %+v; want 60s, no connection named", got, r.Evidence)
+			}
+			return
+		}
+	}
+	t.Fatal("never hung")
+}
+
+// TestLongCommandCut: a call's command is kept to 256 bytes in the hang
+// record, cut before a character rather than inside one, with an
+// ellipsis; one of exactly 256 bytes is kept whole.
+func TestLongCommandCut(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 255) + "é" + strings.Repeat("b", 10) // é's two bytes straddle 256
+	exact := strings.Repeat("c", 256)
+	for _, tc := range []struct{ command, want string }{
+		{long, strings.Repeat("a", 255) + "…"},
+		{exact, exact},
+		{strings.Repeat("d", 300), strings.Repeat("d", 256) + "…"},
+	} {
+		w := New(testThresholds(), t0)
+		w.ProcessEvent(stream.Event{Type: "tool_call", Started: []stream.Call{{ID: "c", Kind: "shell", Command: tc.command}}}, t0)
+		_, r := w.Check(at(time.Second))
+		if len(r.OpenCalls) != 1 || r.OpenCalls[0].Command != tc.want {
+			t.Errorf("command of %d bytes shown as %+v, want %q", len(tc.command), r.OpenCalls, tc.want)
 		}
 	}
 }
