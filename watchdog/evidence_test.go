@@ -194,3 +194,70 @@ func TestLongCommandCut(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroFloorsAndBudgetsValid: a floor or a budget of 0 is valid (no
+// floor, no budget); below 0 is not.
+func TestZeroFloorsAndBudgetsValid(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		set  func(*Thresholds)
+		ok   bool
+	}{
+		{"cpu floor 0", func(th *Thresholds) { th.ActivityCPUFloor = 0 }, true},
+		{"read floor 0", func(th *Thresholds) { th.ActivityReadFloor = 0 }, true},
+		{"max_tokens 0", func(th *Thresholds) { th.MaxTokens = 0 }, true},
+		{"max_cost_usd 0", func(th *Thresholds) { th.MaxCostUSD = 0 }, true},
+		{"cpu floor -0.1", func(th *Thresholds) { th.ActivityCPUFloor = -0.1 }, false},
+		{"max_tokens -1", func(th *Thresholds) { th.MaxTokens = -1 }, false},
+	} {
+		th := DefaultThresholds()
+		tc.set(&th)
+		if err := th.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v", tc.name, err)
+		}
+	}
+}
+
+// TestWhoEarnedTheWindow: the process named in the record is the one
+// that did most; on a tie, the agent itself before any other, and the
+// first listed before a later one; asleep in its own session, the tool
+// that did most of the tools.
+func TestWhoEarnedTheWindow(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	proc := func(pid int, cpuPerSec time.Duration, readPerSec int64, own bool) func(time.Duration) Proc {
+		return func(d time.Duration) Proc {
+			return Proc{Pid: pid, Started: at(200 * time.Millisecond), Under: true, OwnSession: own,
+				CPU: cpuPerSec * time.Duration(d/time.Second), ReadBytes: readPerSec * int64(d/time.Second)}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		ownCPU   time.Duration // the agent's, a second
+		procs    []func(time.Duration) Proc
+		wantPid  int
+		wantKind string
+	}{
+		{"the agent ties with a tool", 100 * time.Millisecond, []func(time.Duration) Proc{proc(7, 100*time.Millisecond, 0, false)}, 0, WorkedBusy},
+		{"two tools tie", 0, []func(time.Duration) Proc{proc(7, 0, 4096, false), proc(8, 0, 4096, false)}, 7, WorkedBusy},
+		{"asleep: the tool that did most", 0, []func(time.Duration) Proc{proc(7, time.Millisecond, 0, true), proc(8, 0, 0, true)}, 7, WorkedTool},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			th := testThresholds()
+			th.ActivityProbe, th.MaxSilence = true, 70*s
+			tree := func(d time.Duration) Activity {
+				a := Activity{CPU: tc.ownCPU * time.Duration(d/time.Second)}
+				for _, p := range tc.procs {
+					a.Procs = append(a.Procs, p(d))
+				}
+				return a
+			}
+			got, r := drive(t, th, started("c", 0), tree, 1000*s)
+			if got != 70*s || r.Evidence.Pid != tc.wantPid || r.Evidence.Worked != tc.wantKind {
+				t.Errorf("hang at %v, earned by pid %d (%s); want 70s, pid %d (%s)", got, r.Evidence.Pid, r.Evidence.Worked, tc.wantPid, tc.wantKind)
+			}
+		})
+	}
+}
