@@ -212,8 +212,16 @@ func (r Reason) toolWords() string {
 	if r.Threshold <= 0 {
 		return s // a reason logged before the rule's parts were
 	}
-	return s + "; the tool rule needs both: the deadlines passed " + words.Ago(max(deadlines, 0)) +
-		", and the silence reached the idle timeout of " + words.Duration(r.Threshold) + " " + words.Ago(max(r.SilenceDue, 0))
+	deadlinesAgo, silenceAgo := max(deadlines, 0), max(r.SilenceDue, 0)
+	// The part that fell due last is the one the verdict waited for: how
+	// late the loop saw it is the wrapper's latency, not the rule's.
+	if deadlinesAgo <= silenceAgo {
+		deadlinesAgo = 0
+	} else {
+		silenceAgo = 0
+	}
+	return s + "; the tool rule needs both: the deadlines passed " + words.Ago(deadlinesAgo) +
+		", and the silence reached the idle timeout of " + words.Duration(r.Threshold) + " " + words.Ago(silenceAgo)
 }
 
 // Imminent says in a sentence when the hang a Warn verdict for r
