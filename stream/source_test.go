@@ -2,13 +2,12 @@ package stream
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // TestAgentArgsReadHere: an agent's arguments are read in one place, scan,
@@ -37,20 +36,9 @@ func TestAgentArgsReadHere(t *testing.T) {
 			}
 		}
 	}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || path == filepath.Join("..", "stream")) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, file *ast.File) {
+		if strings.HasPrefix(rel, "stream/") {
+			return
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)
@@ -59,8 +47,7 @@ func TestAgentArgsReadHere(t *testing.T) {
 			}
 			s, err := strconv.Unquote(lit.Value)
 			name, _, _ := strings.Cut(s, "=")
-			rel, _ := filepath.Rel("..", path)
-			if _, ok := allowed[filepath.ToSlash(rel)+" "+name]; ok {
+			if _, ok := allowed[rel+" "+name]; ok {
 				return true
 			}
 			if agent, ok := valueFlags[name]; err == nil && ok {
@@ -68,9 +55,5 @@ func TestAgentArgsReadHere(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -4,13 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // processIO are the names, by import path, through which code reads the
@@ -35,41 +36,21 @@ var processIO = map[string][]string{
 // files: each command's body is a package here.
 func TestCommandsUseTheirEnv(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
-	fset := token.NewFileSet()
 	packages := map[string]bool{}
-	err := filepath.WalkDir(filepath.Join(root, "ptyproxy", "cli"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		packages[filepath.Dir(rel)] = true
+	sourcetest.Walk(t, "ptyproxy/cli", func(rel string, fset *token.FileSet, f *ast.File) {
+		packages[path.Dir(rel)] = true
 		for _, at := range processUses(fset, f) {
 			t.Errorf("%s:%s: a command reads the arguments and uses the streams of the cli.Env it is given (env.Stdout, env.Fail, …); main alone gives it the process's", rel, at)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The scan must see the commands.
 	for _, dir := range []string{"ptyproxy/cli", "ptyproxy/cli/wrap", "ptyproxy/cli/sessions", "ptyproxy/cli/doctor"} {
-		if !packages[filepath.FromSlash(dir)] {
+		if !packages[dir] {
 			t.Errorf("read no Go file of %s", dir)
 		}
 	}
 
-	entries, err := os.ReadDir(root)
+	entries, err := os.ReadDir(sourcetest.Root(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,24 +102,6 @@ func processUses(fset *token.FileSet, f *ast.File) []string {
 		return true
 	})
 	return out
-}
-
-// moduleRoot is the directory of the module's go.mod, above this one.
-func moduleRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // TestProcessUsesFindsThem checks the scan against code that uses the

@@ -2,12 +2,11 @@ package reaper
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
+	"path"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // TestOneSentinelPerFailure reads the module's non-test Go files: why the
@@ -16,28 +15,9 @@ import (
 // which the exit-status policy had to test both of).
 func TestOneSentinelPerFailure(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		if filepath.ToSlash(filepath.Dir(rel)) == "ptyproxy/reaper" {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, f *ast.File) {
+		if path.Dir(rel) == "ptyproxy/reaper" {
+			return
 		}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
@@ -52,9 +32,5 @@ func TestOneSentinelPerFailure(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

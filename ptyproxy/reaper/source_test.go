@@ -4,13 +4,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // starters are the functions and types that start a program, by import
@@ -44,30 +44,10 @@ var exempt = map[string]string{
 // or Exec, outside the exempt directories.
 func TestEveryChildStartsHere(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
-	fset := token.NewFileSet()
 	files, uses := 0, map[string]int{} // uses: by exempt directory
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, f *ast.File) {
 		files++
-		rel, _ := filepath.Rel(root, path)
-		dir := filepath.ToSlash(filepath.Dir(rel))
+		dir := path.Dir(rel)
 		for _, at := range childStarts(fset, f) {
 			if _, ok := exempt[dir]; ok {
 				uses[dir]++
@@ -76,14 +56,10 @@ func TestEveryChildStartsHere(t *testing.T) {
 			t.Errorf("%s:%s starts a program outside the reaper: use reaper.Command or reaper.CommandContext (cursor-wrap/ptyproxy/reaper), or reaper.Exec in place of the process, "+
 				"or, for a process that never calls ptyproxy.Init, add its directory to exempt with the reason", rel, at)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The scan must see the tree, and each exemption must still be needed.
 	if files < 50 {
-		t.Errorf("read %d Go files under %s, want the whole module", files, root)
+		t.Errorf("read %d Go files of the module, want the whole module", files)
 	}
 	for dir, why := range exempt {
 		if uses[dir] == 0 {
@@ -128,24 +104,6 @@ func childStarts(fset *token.FileSet, f *ast.File) []string {
 		return true
 	})
 	return out
-}
-
-// moduleRoot is the directory of the module's go.mod, above this one.
-func moduleRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // TestChildStartsFindsThem checks the scan against code that starts

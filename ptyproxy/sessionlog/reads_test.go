@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // fileReads are the calls that open a file for reading, by import path;
@@ -43,7 +45,7 @@ var (
 func TestEveryLogReadIsBounded(t *testing.T) {
 	t.Parallel()
 	files, uses := 0, map[string]int{}
-	walkGo(t, moduleRoot(t), func(rel string, fset *token.FileSet, f *ast.File) {
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, f *ast.File) {
 		inside := strings.HasPrefix(rel, "ptyproxy/sessionlog/")
 		if !inside && !imports(f, "cursor-wrap/ptyproxy/sessionlog", timelinePath) {
 			return

@@ -4,13 +4,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // fileChanges are the calls that create, rename or remove a file or a
@@ -65,9 +65,8 @@ var (
 // is a run's (Probe).
 func TestEveryLogFileChangeIsInItsDir(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
 	files, uses := 0, map[string]int{}
-	walkGo(t, root, func(rel string, fset *token.FileSet, f *ast.File) {
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, f *ast.File) {
 		files++
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		for _, c := range fileChangesIn(fset, f) {
@@ -93,7 +92,7 @@ func TestEveryLogFileChangeIsInItsDir(t *testing.T) {
 		}
 	})
 	if files < 50 {
-		t.Errorf("read %d Go files under %s, want the whole module", files, root)
+		t.Errorf("read %d Go files of the module, want the whole module", files)
 	}
 	for _, p := range theDir[:2] {
 		if uses[p] == 0 {
@@ -232,56 +231,6 @@ func localImports(f *ast.File, tables ...map[string][]string) map[string]string 
 		local[name] = path
 	}
 	return local
-}
-
-// walkGo parses every non-test Go file under root and calls fn with its
-// path relative to root.
-func walkGo(t *testing.T, root string, fn func(rel string, fset *token.FileSet, f *ast.File)) {
-	t.Helper()
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		fn(filepath.ToSlash(rel), fset, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// moduleRoot is the directory of the module's go.mod, above this one.
-func moduleRoot(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // TestFileChangesFindsThem checks the scan against code that changes
