@@ -142,6 +142,32 @@ func (w *stuckWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// runStuck runs o on clock: the clock stands still until stuck is closed
+// (a writer took nothing more) or the run ends, then goes from timer to
+// timer, up to until, while the run lasts. It returns the run's outcome.
+func runStuck(t *testing.T, o Options, clock *fakeClock, stuck <-chan struct{}, until time.Time) Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var res Outcome
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var err error
+		if res, err = run(ctx, o, clock); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	select {
+	case <-stuck:
+	case <-done:
+	}
+	for clock.advanceToNext(t, until, done) {
+	}
+	<-done
+	return res
+}
+
 // TestStdoutTakesNothing: the agent writes more than the wrapper's stdout
 // takes and exits. Once stdout has taken nothing for Stall, the rest
 // of the output is given up on, said so, and the attempt ends. On the fake
@@ -162,27 +188,11 @@ func TestStdoutTakesNothing(t *testing.T) {
 	// hold the rest, so that the agent can exit.
 	o := Options{Path: self, Args: []string{fakeagent.Subcommand, "lines", "700", "100", "exit", "0"}, Env: agentEnv(),
 		IO: IO{Stdout: out}, Parse: stream.Parse, Thresholds: th, Tick: time.Hour, KillGrace: time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var res Outcome
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var err error
-		if res, err = run(ctx, o, clock); err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}()
 	// The clock stands still until stdout takes nothing: the write under
 	// way began at the start. Then the watchdog's deadlines are half an hour
 	// away: only the ending's timer (and, at the very end, the last read of
 	// stderr) goes off.
-	select {
-	case <-out.stuck:
-	case <-done:
-	}
-	for clock.advanceToNext(t, start.Add(time.Minute), done) {
-	}
+	res := runStuck(t, o, clock, out.stuck, start.Add(time.Minute))
 	if res.Cause != Downstream || res.StdoutErr == nil || !strings.Contains(res.StdoutErr.Error(), "stdout took nothing for 10s") {
 		t.Errorf("outcome %+v", res)
 	}

@@ -2,7 +2,6 @@ package ptyproxy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"sync"
@@ -100,23 +99,7 @@ func TestStderrTakesNothing(t *testing.T) {
 	o := Options{Path: self, Args: []string{fakeagent.Subcommand, "errflood", "60000", "exit", "0"}, Env: agentEnv(),
 		IO: IO{Stderr: errs}, Parse: stream.Parse, Thresholds: th, Tick: time.Hour, KillGrace: time.Second,
 		Log: sessionlog.NewRecorder(nil, sessionlog.SinkTo(log))}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var res Outcome
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var err error
-		if res, err = run(ctx, o, clock); err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}()
-	select {
-	case <-errs.stuck:
-	case <-done:
-	}
-	for clock.advanceToNext(t, start.Add(time.Minute), done) {
-	}
+	res := runStuck(t, o, clock, errs.stuck, start.Add(time.Minute))
 	if res.Cause != Exited || res.ExitCode != 0 || res.Ended.Sub(start) < Stall {
 		t.Errorf("outcome %+v, ended %v after the start; want the agent's exit 0 after %v", res, res.Ended.Sub(start), Stall)
 	}
