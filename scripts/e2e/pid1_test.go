@@ -24,34 +24,10 @@ import (
 // without a namespace; no tini is needed in front of it.
 func TestFirstProcessInAContainer(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		testenv.SkipOutsideCI(t, "a PID namespace needs root")
-	}
-	for _, tool := range []string{"unshare", "nsenter"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.SkipOutsideCI(t, "%s: %v", tool, err)
-		}
-	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "unshare", "--pid", "--fork", "--mount-proc", "--",
-				wrapperBin, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--kill-grace", "500ms", "--", "line", initLine, "hang")
-			cmd.Env = testEnv()
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdout, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			lines := bufio.NewScanner(stdout)
-			for lines.Scan() && !bytes.Contains(lines.Bytes(), []byte(`"init"`)) {
-			}
-			wrapper := namespaceInit(t, cmd.Process.Pid)
+			cmd, lines, stderr, wrapper := asPID1(t, "--agent-bin", agentBin, "--log-dir", t.TempDir(), "--kill-grace", "500ms", "--", "line", initLine, "hang")
 			if out, err := exec.Command("nsenter", "--target", strconv.Itoa(wrapper), "--pid", "--mount", "--",
 				"kill", "-"+strconv.Itoa(int(sig)), "1").CombinedOutput(); err != nil {
 				t.Fatalf("kill 1 inside the namespace: %v: %s", err, out)
@@ -68,6 +44,37 @@ func TestFirstProcessInAContainer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// asPID1 starts the wrapper, with args, as PID 1 of a new PID namespace,
+// reads its stdout up to the agent's init line, and returns the command,
+// its stdout from there, its stderr and the wrapper's pid outside.
+func asPID1(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, *bytes.Buffer, int) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		testenv.SkipOutsideCI(t, "a PID namespace needs root")
+	}
+	for _, tool := range []string{"unshare", "nsenter"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.SkipOutsideCI(t, "%s: %v", tool, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, "unshare", append([]string{"--pid", "--fork", "--mount-proc", "--", wrapperBin}, args...)...)
+	cmd.Env = testEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !bytes.Contains(lines.Bytes(), []byte(`"init"`)) {
+	}
+	return cmd, lines, stderr, namespaceInit(t, cmd.Process.Pid)
 }
 
 // namespaceInit returns the one child of pid (unshare's: the namespace's PID 1).
@@ -91,34 +98,10 @@ func namespaceInit(t *testing.T, pid int) int {
 // agent is stopped at the idle timeout.
 func TestFirstProcessReapsStrangers(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		testenv.SkipOutsideCI(t, "a PID namespace needs root")
-	}
-	for _, tool := range []string{"unshare", "nsenter"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.SkipOutsideCI(t, "%s: %v", tool, err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	logDir := t.TempDir()
 	idle := 2 * time.Second
-	cmd := exec.CommandContext(ctx, "unshare", "--pid", "--fork", "--mount-proc", "--",
-		wrapperBin, "--agent-bin", agentBin, "--log-dir", logDir, "--kill-grace", "500ms",
+	cmd, lines, stderr, wrapper := asPID1(t, "--agent-bin", agentBin, "--log-dir", logDir, "--kill-grace", "500ms",
 		"--restarts", "0", "--idle-timeout", idle.String(), "--max-silence", "30s", "--", "line", initLine, "hang")
-	cmd.Env = testEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() && !bytes.Contains(lines.Bytes(), []byte(`"init"`)) {
-	}
-	wrapper := namespaceInit(t, cmd.Process.Pid)
 	// The stranger's shell exits at once: its busy loop and its short
 	// sleep are re-parented to PID 1, the wrapper.
 	if out, err := exec.Command("nsenter", "--target", strconv.Itoa(wrapper), "--pid", "--mount", "--",
