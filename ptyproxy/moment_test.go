@@ -1,9 +1,13 @@
 package ptyproxy
 
 import (
+	"go/ast"
+	"go/token"
 	"strings"
 	"testing"
 	"time"
+
+	"cursor-wrap/scripts/sourcetest"
 )
 
 // TestMomentKeepsTheMonotonicClock: a moment read back is the time set,
@@ -40,4 +44,29 @@ func TestMomentKeepsTheMonotonicClock(t *testing.T) {
 	if e := earlier(fake, now); !e.Equal(fake) {
 		t.Errorf("earlier(%v, %v) = %v", fake, now, e)
 	}
+}
+
+// TestNoWallClockStamps reads the module's code: a time shared through an
+// atomic is a moment, never a Unix-ns stamp (x.Store(t.UnixNano())),
+// which would measure a stall on the wall clock.
+func TestNoWallClockStamps(t *testing.T) {
+	t.Parallel()
+	sourcetest.Walk(t, "", func(rel string, fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Store" || len(call.Args) != 1 {
+				return true
+			}
+			ast.Inspect(call.Args[0], func(m ast.Node) bool {
+				if sel, ok := m.(*ast.SelectorExpr); ok && (sel.Sel.Name == "UnixNano" || sel.Sel.Name == "UnixMilli") {
+					t.Errorf("%s: %s stores a wall-clock stamp in an atomic: keep the time in a moment (ptyproxy/moment.go)", rel, fset.Position(call.Pos()))
+				}
+				return true
+			})
+			return true
+		})
+	})
 }
