@@ -276,6 +276,29 @@ func (p *Profile) Resumes(args []string) bool {
 	return false
 }
 
+// ResumedID returns the id of the session args resume: the resume flag's
+// value, or the word after the resume subcommand; "" when they name none.
+func (p *Profile) ResumedID(args []string) string {
+	if p.resumeFlag != "" {
+		if id, _ := p.flagValue(args, p.resumeFlag); id != "" {
+			return id
+		}
+	}
+	if p.resumeSub == "" || !p.Resumes(args) {
+		return ""
+	}
+	scanned := p.scan(args)
+	for i, a := range scanned {
+		if a.positional && args[i] == p.resumeSub {
+			if i+1 < len(args) && scanned[i+1].positional {
+				return args[i+1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 // WorkspaceByDir reports whether the agent takes its workspace from its
 // working directory rather than a flag.
 func (p *Profile) WorkspaceByDir() bool { return p.workspaceFlag == "" }

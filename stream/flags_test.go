@@ -192,3 +192,30 @@ func TestResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestResumedID reads the id a resume names, in each agent's way of
+// naming it, and none where the words only look like a resume.
+func TestResumedID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    *Profile
+		args []string
+		want string
+	}{
+		{Codex, []string{"exec", "--json", "resume", "S", "--", "go on"}, "S"},
+		{Codex, []string{"exec", "resume"}, ""},
+		{Codex, []string{"exec", "resume", "--", "S"}, ""},
+		{Codex, []string{"exec", "--json", "--", "resume", "S"}, ""},
+		{Codex, []string{"exec", "fix", "resume", "S"}, ""},
+		{Claude, []string{"-p", "-r", "S"}, "S"},
+		{Claude, []string{"-p", "fix it"}, ""},
+		{Cursor, []string{"--resume=S", "-p"}, "S"},
+		{Cursor, []string{"-p", "--resume", "S", "--", "continue"}, "S"},
+		{Cursor, []string{"-p", "--", "--resume", "S"}, ""},
+		{Gemini, []string{"-p", "hi"}, ""},
+	} {
+		if got := tc.p.ResumedID(tc.args); got != tc.want {
+			t.Errorf("%s ResumedID(%q) = %q, want %q", tc.p.Name, tc.args, got, tc.want)
+		}
+	}
+}

@@ -52,11 +52,15 @@ func Demo(args []string) int {
 	}
 	cwd, _ := os.Getwd()
 	a := &agent{out: bufio.NewWriterSize(os.Stdout, 64<<10), flush: true, argv: args}
-	return a.run(demoSteps(args, mode, prompt, newDemoSession(), cwd))
+	sid := stream.Cursor.ResumedID(args)
+	if sid == "" {
+		sid = newDemoSession()
+	}
+	return a.run(demoSteps(args, mode, prompt, sid, cwd))
 }
 
 // newDemoSession is a session id no real agent gives: sessions and
-// inspect show it.
+// inspect show it. A resumed session keeps its id, as cursor-agent's does.
 func newDemoSession() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // Never fails (crypto/rand).

@@ -69,3 +69,33 @@ func TestDemoIntoAFile(t *testing.T) {
 		t.Errorf("%d lines in the stream; want the two sessions' events", n)
 	}
 }
+
+// TestDemoAgentKeepsAResumedSession: a hang restarted with --resume goes
+// on in the same session, as cursor-agent's does, so `sessions` and
+// `inspect` tell one session across the restart.
+func TestDemoAgentKeepsAResumedSession(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_DATA_HOME=", "PATH=/usr/bin:/bin"}
+	if r := runRaw(t, env, "demo", "--install-agent"); r.code != 0 {
+		t.Fatalf("--install-agent: exit %d: %s", r.code, r.stderr)
+	}
+	r := runRaw(t, env, "--idle-timeout", "1s", "--restarts", "1", "--",
+		"-p", "--output-format", "stream-json", "hang")
+	if r.code != 0 {
+		t.Fatalf("a hang restarted once: exit %d, want the restart's answer (0): %s", r.code, r.stderr)
+	}
+	var ids []string
+	for line := range bytes.Lines(r.stdout) {
+		var ev struct {
+			Type, Subtype string
+			SessionID     string `json:"session_id"`
+		}
+		if json.Unmarshal(line, &ev) == nil && ev.Type == "system" && ev.Subtype == "init" {
+			ids = append(ids, ev.SessionID)
+		}
+	}
+	if len(ids) != 2 || ids[0] != ids[1] || !strings.HasPrefix(ids[0], "demo-") {
+		t.Errorf("the attempts' sessions: %q; want one demo session resumed", ids)
+	}
+}
