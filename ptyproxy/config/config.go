@@ -44,6 +44,7 @@ type Config struct {
 	OTel           OTelConfig
 
 	sources map[string]Source
+	envVars map[string]string // the variable each key FromEnv was read from
 }
 
 // MCPConfig is the [mcp] table: the MCP server's bounds on what a caller

@@ -27,7 +27,11 @@ func Diff(old, new Config, file File) (changes []Change, pinned []string) {
 			continue
 		}
 		if _, inFile := file.values[key]; inFile && fileOnly.Value(key) != new.Value(key) {
-			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by the %s", key, fileOnly.Shown(key), new.Shown(key), src))
+			by := "the flag"
+			if src == FromEnv {
+				by = "$" + new.envVars[key]
+			}
+			pinned = append(pinned, fmt.Sprintf("%s = %s in the file, held at %s by %s", key, fileOnly.Shown(key), new.Shown(key), by))
 		}
 	}
 	return changes, pinned

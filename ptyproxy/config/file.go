@@ -202,7 +202,8 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		}
 		c.mark(MCPKey+"."+key, FromFile)
 	}
-	envText, envVar := map[string]string{}, map[string]string{}
+	envText := map[string]string{}
+	c.envVars = map[string]string{}
 	// OpenTelemetry's standard variables first: the wrapper's own beat them.
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
@@ -214,7 +215,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		if err := c.set(s, standardValue(s.Key, value), FromEnv); err != nil {
 			return c, &SettingError{"$" + name, err.Error()}
 		}
-		envText[s.Key], envVar[s.Key] = value, name
+		envText[s.Key], c.envVars[s.Key] = value, name
 	}
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
@@ -228,7 +229,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		if err := c.set(s, value, FromEnv); err != nil {
 			return c, &SettingError{"$" + name, err.Error()}
 		}
-		envText[s.Key], envVar[s.Key] = value, name
+		envText[s.Key], c.envVars[s.Key] = value, name
 	}
 	for _, key := range slices.Sorted(maps.Keys(flags)) {
 		s, ok := Lookup(key)
@@ -265,7 +266,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		case FromFlag:
 			where = "--" + s.Flag() + " " + flags[inv.Key]
 		case FromEnv:
-			where = "$" + envVar[inv.Key] + "=" + envText[inv.Key]
+			where = "$" + c.envVars[inv.Key] + "=" + envText[inv.Key]
 		case FromFile:
 			table, key := "", inv.Key
 			if t, k, ok := strings.Cut(inv.Key, "."); ok {
