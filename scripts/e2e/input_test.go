@@ -3,12 +3,12 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 )
 
 // inputRecord is an input record of a session log: a decision of the
@@ -53,12 +53,13 @@ func changed(recs []inputRecord, change string) (inputRecord, bool) {
 
 // TestInputRecorded (33.9): every decision that changes what the agent
 // receives is a record in the session log, whatever the console's level.
-// A pipe that delivers its context 4 s in was closed to the agent at 3 s
-// without a trace (and, with --log-level error, without a word): now the
-// close is recorded, and the bytes that came later too. Each attempt
-// records the arguments and variables the wrapper added; a resumed one,
-// the restart prompt in place of the user's and the stdin it does not
-// get; a rerun, the stdin replayed, or the stdin it could not have.
+// A pipe that delivered its context after the stdin wait was closed to
+// the agent without a trace (and, with --log-level error, without a
+// word): now the close is recorded, and the bytes that came later too.
+// Each attempt records the arguments and variables the wrapper added; a
+// resumed one, the restart prompt in place of the user's and the stdin it
+// does not get; a rerun, the stdin replayed, or the stdin it could not
+// have.
 func TestInputRecorded(t *testing.T) {
 	t.Parallel()
 	t.Run("context piped late", func(t *testing.T) {
@@ -68,23 +69,25 @@ func TestInputRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pr.Close()
-		go func() {
-			time.Sleep(4 * time.Second)
-			pw.WriteString("piped context\n")
-			pw.Close()
-		}()
+		defer pw.Close()
+		// The context comes once the agent has seen its stdin end: late.
+		const closed = `{"type":"stdin_was_closed"}`
 		r := wrapperRun(t, func(cmd *exec.Cmd) {
 			cmd.Stdin = pr
-			cmd.Env = append(cmd.Env, steps("stdin", "sleep", "2s", "line", resultLine))
-		}, "--log-level", "error", "--", "fix it")
+			cmd.Stdout = &onLine{w: cmd.Stdout, line: closed, do: func() {
+				pw.WriteString("piped context\n")
+				pw.Close()
+			}}
+			cmd.Env = append(cmd.Env, steps("stdin", "line", closed, "sleep", "1s", "line", resultLine))
+		}, "--log-level", "error", "--stdin-wait", "300ms", "--", "fix it")
 		recs := inputs(t, r.logDir)[1]
-		closed, ok1 := changed(recs, "stdin_closed")
+		closedRec, ok1 := changed(recs, "stdin_closed")
 		late, ok2 := changed(recs, "stdin_late")
 		if r.code != 0 || !bytes.Contains(r.stdout, []byte(`"bytes":0,`)) || !ok1 || !ok2 || late.Bytes != int64(len("piped context\n")) {
 			t.Errorf("exit %d, stdout %s; records %+v", r.code, r.stdout, recs)
 		}
-		if len(r.stderr) != 0 || closed.Message == "" {
-			t.Errorf("stderr %q (--log-level error), closed %+v", r.stderr, closed)
+		if len(r.stderr) != 0 || closedRec.Message == "" {
+			t.Errorf("stderr %q (--log-level error), closed %+v", r.stderr, closedRec)
 		}
 		args, ok1 := changed(recs, "arguments")
 		env, ok2 := changed(recs, "environment")
@@ -126,4 +129,24 @@ func TestInputRecorded(t *testing.T) {
 			t.Errorf("exit %d; records %+v", r.code, recs)
 		}
 	})
+}
+
+// onLine passes what is written to w, and calls do once a write has
+// completed line.
+type onLine struct {
+	w    io.Writer
+	line string
+	do   func()
+	seen []byte
+	done bool
+}
+
+func (o *onLine) Write(b []byte) (int, error) {
+	if !o.done {
+		if o.seen = append(o.seen, b...); bytes.Contains(o.seen, []byte(o.line+"\n")) {
+			o.done = true
+			o.do()
+		}
+	}
+	return o.w.Write(b)
 }
