@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -285,7 +284,10 @@ func TestConfigNotAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(t.TempDir(), "big.toml")
-	os.WriteFile(big, bytes.Repeat([]byte("# comment\n"), 200_000), 0o600)
+	// One byte past the bound: read up to it, never further.
+	if err := os.WriteFile(big, nil, 0o600); err != nil || os.Truncate(big, maxConfigSize+1) != nil {
+		t.Fatal(err)
+	}
 	for path, want := range map[string]string{fifo: "not a regular file", "/dev/zero": "not a regular file", big: "larger than 1024 KiB"} {
 		done := make(chan error, 1)
 		go func() { _, err := ReadFile(path); done <- err }()
@@ -297,6 +299,12 @@ func TestConfigNotAFile(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: reading it did not return", path)
 		}
+	}
+	// At the bound, a file is read: a comment padded to the size.
+	atBound := writeConfig(t, "idle_timeout = \"7s\"\n#"+strings.Repeat(" ", maxConfigSize-22)+"\n")
+	f, err := ReadFile(atBound)
+	if c, berr := Build(f, nil, nil); err != nil || berr != nil || c.IdleTimeout != 7*time.Second {
+		t.Errorf("a file of %d bytes: %v, %v, %v", maxConfigSize, c.IdleTimeout, err, berr)
 	}
 }
 
