@@ -112,6 +112,14 @@ func TestConfigErrors(t *testing.T) {
 		{"negative cost budget", "", nil, "$CURSOR_WRAP_MAX_COST_USD=-0.5: -0.5 is negative", []string{"CURSOR_WRAP_MAX_COST_USD=-0.5"}},
 		{"cost budget in words", "max_cost_usd = \"ten\"\n", nil, ":1: max_cost_usd: want a number", nil},
 		{"notify event", "notify_on = [\"hang\", \"finsh\"]\n", nil, `:1: notify_on: "finsh" is not one of hang, error, restart, finish, warn (did you mean "finish"?)`, nil},
+		{"nested past the bound", "a = 1\nx = [[[[[[[[[1]]]]]]]]]\n", nil, ":2: nested more than 8 deep: no setting is", nil},
+		{"mcp not a table", "\nmcp = 3\n", nil, ":2: mcp must be a table like [mcp]", nil},
+		{"tool_timeouts not a table", "tool_timeouts = \"5m\"\n", nil, ":1: tool_timeouts must be a table like [tool_timeouts]", nil},
+		{"mcp value of the wrong type", "[mcp]\n\nmax_concurrent = \"2\"\n", nil, ":3: [mcp] max_concurrent: want a whole number", nil},
+		{"negative tool timeout", "[tool_timeouts]\nshellToolCall = \"-1m\"\n", nil, ":2: tool_timeouts.shellToolCall: -1m0s is not positive", nil},
+		{"unknown flag", "", map[string]string{"idle_timout": "1s"}, "--idle-timout: not a setting", nil},
+		{"bad standard variable", "", nil, `$OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "maybe" is not true or false`,
+			[]string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=maybe"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -342,5 +350,51 @@ otel_flush_timeout = "5s"
 	_, err = build(t, `otel_headers = ["Bearer secretvalue"]`, nil, nil)
 	if err == nil || strings.Contains(err.Error(), "secretvalue") {
 		t.Errorf("a header without a name: %v", err)
+	}
+}
+
+// TestCaptureContentValues: OpenTelemetry's content-capture variable says
+// where the content goes; every place turns capture on, none (or nothing)
+// off, and true or false mean what they say.
+func TestCaptureContentValues(t *testing.T) {
+	t.Parallel()
+	for value, want := range map[string]bool{
+		"span_only": true, "EVENT_ONLY": true, "span_and_event": true, "true": true,
+		"no_content": false, "NO_CONTENT": false, "": false, "false": false,
+	} {
+		f, _ := ReadFile(filepath.Join(t.TempDir(), "none.toml"))
+		c, err := Build(f, []string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=" + value}, nil)
+		if err != nil || c.OTel.CaptureContent != want || c.Source("otel_capture_content") != FromEnv {
+			t.Errorf("%q: capture %v from %s, %v; want %v", value, c.OTel.CaptureContent, c.Source("otel_capture_content"), err, want)
+		}
+	}
+}
+
+// TestLoadFindsTheFile: with no path given, Load reads the file where
+// $CURSOR_WRAP_CONFIG points, and says which file it read; a file it may
+// not read is an error naming it.
+func TestLoadFindsTheFile(t *testing.T) {
+	path := writeConfig(t, `idle_timeout = "7s"`)
+	t.Setenv("CURSOR_WRAP_CONFIG", path)
+	c, f, err := Load("", nil)
+	if err != nil || c.IdleTimeout != 7*time.Second || f.Path != path || !f.Exists {
+		t.Errorf("Load(\"\"): idle %v, file %q (exists %v), %v", c.IdleTimeout, f.Path, f.Exists, err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, f, err := Load(fifo, nil); err == nil || f.Path != fifo || err.Error() != fifo+": not a regular file" {
+		t.Errorf("Load(fifo): file %q, %v", f.Path, err)
+	}
+}
+
+// TestNotifyTargetNoHint: a URL whose scheme is nothing like http gets no
+// suggestion, only the reason.
+func TestNotifyTargetNoHint(t *testing.T) {
+	t.Parallel()
+	_, err := build(t, "notify = [\"ftp://files.example.com/drop\"]\n", nil, nil)
+	if err == nil || !strings.HasSuffix(err.Error(), `notify: "ftp://files.example.com/…" is not desktop or an http(s) URL`) {
+		t.Errorf("error %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"iter"
 	"maps"
 	"os"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -343,7 +344,7 @@ func DefaultPath(getenv func(string) string) (string, error) {
 	}
 	dir := getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(dir) {
-		home, err := homeOf(getenv)
+		home, err := homeOf(getenv, user.Current)
 		if err != nil {
 			return "", err
 		}

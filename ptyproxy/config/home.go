@@ -12,13 +12,15 @@ import (
 // on an empty or relative home would land in the working directory, where
 // a repository's own .config would take effect and the session logs would
 // be written into it; so with no home the caller refuses to run.
-func Home() (string, error) { return homeOf(os.Getenv) }
+func Home() (string, error) { return homeOf(os.Getenv, user.Current) }
 
-func homeOf(getenv func(string) string) (string, error) {
+// homeOf is Home with the environment and the password database's entry
+// for the user given.
+func homeOf(getenv func(string) string, current func() (*user.User, error)) (string, error) {
 	if home := getenv("HOME"); filepath.IsAbs(home) {
 		return home, nil
 	}
-	u, err := user.Current()
+	u, err := current()
 	if err == nil && filepath.IsAbs(u.HomeDir) {
 		return u.HomeDir, nil
 	}

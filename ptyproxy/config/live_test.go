@@ -1,8 +1,10 @@
 package config
 
 import (
+	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -110,5 +112,107 @@ max_hard_timeout = "9m"
 	live.reload(slog.New(slog.DiscardHandler))
 	if got := live.Config(); got.IdleTimeout != 8*time.Second || got.HardTimeout != 0 || got.MCP.MaxConcurrent != 4 {
 		t.Errorf("the new file applied as idle %v hard %v max_concurrent %d", got.IdleTimeout, got.HardTimeout, got.MCP.MaxConcurrent)
+	}
+}
+
+// console is a console logger whose lines, level and message only, a
+// test reads back.
+func console(t *testing.T) (*slog.Logger, *strings.Builder) {
+	t.Helper()
+	var b strings.Builder
+	h := slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}})
+	return slog.New(h), &b
+}
+
+// TestReloadConsole: each reload is one console line saying what changed,
+// what a flag holds, or why the file was not applied; a save that changes
+// nothing, and a file gone, say nothing above debug and tell no one.
+func TestReloadConsole(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, "idle_timeout = \"30s\"\nkill_grace = \"4s\"\n")
+	live, err := LoadLive(path, map[string]string{"kill_grace": "4s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Path() != path {
+		t.Errorf("path %q, want %q", live.Path(), path)
+	}
+	var heard []Update
+	defer live.Subscribe(func(u Update) { heard = append(heard, u) })()
+	for _, step := range []struct {
+		text  string // "" removes the file
+		line  string
+		heard int
+	}{
+		{"idle_timeout = \"30s\"\nkill_grace = \"4s\"\n", "", 0},
+		{"idle_timeout = \"30s\"\nkill_grace = \"9s\"\n", `level=INFO msg="config reloaded: kill_grace = 9s in the file, held at 4s by the flag"`, 1},
+		{"idle_timeout = \"1s\"\nkill_grace = \"9s\"\nlog_level = \"debug\"\n",
+			`level=INFO msg="config reloaded: idle_timeout 30s → 1s, log_level info → debug, kill_grace = 9s in the file, held at 4s by the flag"`, 1},
+		{"idle_timeout = \"-5s\"\n", `level=WARN msg="config not reloaded, keeping the last good values: ` + path + `:1: idle_timeout: -5s is negative"`, 1},
+		{"", `level=DEBUG msg="config file ` + path + ` is gone: keeping the current values"`, 0},
+	} {
+		log, out := console(t)
+		heard = nil
+		if step.text == "" {
+			os.Remove(path)
+		} else if err := os.WriteFile(path, []byte(step.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		live.reload(log)
+		want := ""
+		if step.line != "" {
+			want = step.line + "\n"
+		}
+		if out.String() != want || len(heard) != step.heard {
+			t.Errorf("after saving %q: console %q, %d updates; want %q, %d", step.text, out.String(), len(heard), want, step.heard)
+		}
+	}
+	// The console's level follows log_level.
+	if lv := live.Level().Level(); lv != slog.LevelDebug {
+		t.Errorf("console level %v after log_level = \"debug\"", lv)
+	}
+}
+
+// TestWatchReloads: Watch reloads the configuration when its file is
+// saved, and the subscribers hear it; a configuration no file backs is not
+// watched.
+func TestWatchReloads(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, `idle_timeout = "30s"`)
+	live, err := LoadLive(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := make(chan Update, 4)
+	defer live.Subscribe(func(u Update) { updates <- u })()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	live.Watch(ctx, slog.New(slog.DiscardHandler))
+	NewLive(DefaultConfig()).Watch(ctx, slog.New(slog.DiscardHandler))
+	if err := os.WriteFile(path, []byte(`idle_timeout = "2s"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updates:
+		if u.Err != nil || live.Config().IdleTimeout != 2*time.Second {
+			t.Errorf("heard %+v; idle_timeout %v", u, live.Config().IdleTimeout)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no reload")
+	}
+}
+
+// TestLoadLiveRefuses: a configuration that does not load is an error, not
+// a wrapper running on values nobody asked for.
+func TestLoadLiveRefuses(t *testing.T) {
+	t.Parallel()
+	path := writeConfig(t, `idle_timeout = "-1s"`)
+	if live, err := LoadLive(path, nil); live != nil || err == nil || !strings.Contains(err.Error(), path+":1: idle_timeout: -1s is negative") {
+		t.Errorf("LoadLive: %v, %v", live, err)
 	}
 }

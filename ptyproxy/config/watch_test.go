@@ -170,3 +170,23 @@ func TestWatchDirMadeAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchSymlinkedConfig: a config file that is a symlink (a dotfile
+// manager's) is reloaded when its target, in another directory, is saved.
+func TestWatchSymlinkedConfig(t *testing.T) {
+	t.Parallel()
+	target := filepath.Join(t.TempDir(), "dotfiles.toml")
+	if err := os.WriteFile(target, []byte(`idle_timeout = "30s"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	reloads := watchAt(t, path)
+	tmp := target + ".tmp"
+	os.WriteFile(tmp, []byte(`idle_timeout = "1s"`), 0o600)
+	os.Rename(tmp, target)
+	expectReload(t, reloads, `idle_timeout = "1s"`)
+	expectQuiet(t, reloads)
+}
