@@ -170,6 +170,12 @@ func TestProfileArgs(t *testing.T) {
 		{Gemini, []string{"-p", "hi", "-o", "stream-json", "--yolo"}, Events, true,
 			[]string{"--model", "m1", "-p", "hi", "-o", "stream-json", "--yolo"}, []string{"-p", "hi", "-o", "stream-json", "--yolo"}},
 		{Gemini, []string{"hi"}, Interactive, true, []string{"--prompt=hi", "--output-format", "stream-json", "--model", "m1"}, nil},
+		// The prompt moves into the flag's value; the flags around it stay,
+		// and a "--" with nothing after it any more goes.
+		{Gemini, []string{"--yolo", "hi", "--sandbox"}, Interactive, true,
+			[]string{"--prompt=hi", "--output-format", "stream-json", "--model", "m1", "--yolo", "--sandbox"}, nil},
+		{Gemini, []string{"--yolo", "--", "-hi"}, Interactive, true,
+			[]string{"--prompt=-hi", "--output-format", "stream-json", "--model", "m1", "--yolo"}, nil},
 		{OpenCode, []string{"run", "--format", "json", "hi"}, Events, true,
 			[]string{"run", "--model", "m1", "--dir", "/w", "--format", "json", "hi"},
 			[]string{"run", "--format", "json", "--session", "S", "--", "go on"}},
