@@ -41,7 +41,7 @@ func FallbackLogDir(path string) (string, error) {
 	} else if v, ok := fileLogDir(path); ok {
 		_ = c.set(s, v, FromFile)
 	}
-	if err := c.resolveLogDir(); err != nil {
+	if err := c.resolveLogDir(Home); err != nil {
 		return "", err
 	}
 	return c.LogDir, nil

@@ -241,7 +241,7 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 			return c, &SettingError{"--" + s.Flag(), err.Error()}
 		}
 	}
-	if err := c.resolveLogDir(); err != nil {
+	if err := c.resolveLogDir(Home); err != nil {
 		return c, err
 	}
 	err := c.Validate()
@@ -311,8 +311,8 @@ func unjoin(err error) []error {
 }
 
 // resolveLogDir expands a log_dir under "~/" and refuses a default one
-// that has no home to be under (see Home).
-func (c *Config) resolveLogDir() error {
+// that has no home to be under; home is Home, but in tests.
+func (c *Config) resolveLogDir(home func() (string, error)) error {
 	where := "log_dir"
 	switch c.Source("log_dir") {
 	case FromFlag:
@@ -324,12 +324,12 @@ func (c *Config) resolveLogDir() error {
 	if !tilde && c.LogDir != "" {
 		return nil
 	}
-	home, err := Home()
+	dir, err := home()
 	if err != nil {
 		return &SettingError{where, "no home directory for the session logs: " + err.Error()}
 	}
 	if tilde {
-		c.LogDir = filepath.Join(home, rest)
+		c.LogDir = filepath.Join(dir, rest)
 	}
 	return nil
 }
