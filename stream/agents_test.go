@@ -17,6 +17,7 @@ type walked struct {
 	ended    []string
 	open     map[string]bool
 	terminal int
+	failed   int
 	notJSON  int
 	reply    Reply
 }
@@ -38,6 +39,9 @@ func walk(t *testing.T, p *Profile, file string) walked {
 		}
 		if ev.Terminal {
 			w.terminal++
+		}
+		if ev.Failed {
+			w.failed++
 		}
 		w.reply.Add(ev)
 		for _, c := range ev.Started {
@@ -69,6 +73,7 @@ func TestRealCaptures(t *testing.T) {
 		session  string
 		calls    []Call // started, in order
 		terminal int
+		failed   int // terminal events that say the run failed
 		open     int
 		answer   string
 		notJSON  int
@@ -81,7 +86,7 @@ func TestRealCaptures(t *testing.T) {
 		{file: "codex-A", p: Codex, session: "01a2", terminal: 1, answer: "Hello from the mock model."},
 		{file: "codex-B", p: Codex, session: "01a2148d", terminal: 1, answer: answerB,
 			calls: []Call{{ID: "item_1", Kind: "command_execution", Command: "/bin/bash -lc 'sleep 20'"}}},
-		{file: "codex-C-idle20s", p: Codex, session: "01a2148b", terminal: 1},
+		{file: "codex-C-idle20s", p: Codex, session: "01a2148b", terminal: 1, failed: 1},
 		{file: "gemini-A", p: Gemini, session: "1fed842b", terminal: 1, answer: "Hello from the mock model."},
 		{file: "gemini-B", p: Gemini, session: "28d37d33", terminal: 1, answer: answerB,
 			calls: []Call{{ID: "run_shell_command__run_shell_command_1795641236053_0", Kind: "run_shell_command", Command: "sleep 20"}}},
@@ -103,8 +108,9 @@ func TestRealCaptures(t *testing.T) {
 			if !slices.Equal(w.started, tc.calls) {
 				t.Errorf("started %+v\nwant    %+v", w.started, tc.calls)
 			}
-			if w.terminal != tc.terminal || len(w.open) != tc.open || w.notJSON != tc.notJSON {
-				t.Errorf("terminal %d (want %d), open %v (want %d), not JSON %d (want %d)", w.terminal, tc.terminal, w.open, tc.open, w.notJSON, tc.notJSON)
+			if w.terminal != tc.terminal || w.failed != tc.failed || len(w.open) != tc.open || w.notJSON != tc.notJSON {
+				t.Errorf("terminal %d (want %d), failed %d (want %d), open %v (want %d), not JSON %d (want %d)",
+					w.terminal, tc.terminal, w.failed, tc.failed, w.open, tc.open, w.notJSON, tc.notJSON)
 			}
 			if w.reply.String() != tc.answer {
 				t.Errorf("answer %q, want %q", w.reply.String(), tc.answer)
