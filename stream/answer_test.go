@@ -156,3 +156,18 @@ func TestCutEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerCutBetweenRunes: an answer longer than MaxAnswer is cut
+// before a character the bound falls inside, never in it.
+func TestAnswerCutBetweenRunes(t *testing.T) {
+	t.Parallel()
+	var r Reply
+	r.Add(Event{Answer: strings.Repeat("a", MaxAnswer-1) + "é!"})
+	body, marker, _ := strings.Cut(r.String(), "\n[cursor-wrap: ")
+	if body != strings.Repeat("a", MaxAnswer-1) {
+		t.Errorf("kept %d bytes ending %q", len(body), body[max(0, len(body)-4):])
+	}
+	if want := fmt.Sprintf("the answer was cut here, at %d bytes; about 3 more were dropped]", MaxAnswer-1); marker != want {
+		t.Errorf("marker %q, want %q", marker, want)
+	}
+}

@@ -279,3 +279,28 @@ func TestHugeTimeoutSaturates(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapesAsJSON: a string's escapes decode as encoding/json decodes
+// them (a call id read here must equal the same id read there): each
+// escape, upper- and lower-case hex, surrogate pairs whole or lone, and
+// invalid UTF-8.
+func TestEscapesAsJSON(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		`plain`, `\"\\\/\b\f\n\r\t`, `\u00e9\u00C9\u00Ff`, `caf\u00e9 ok`,
+		`\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ud83dx`, `\ude00\ud83d`, `\ud83d\u0041`,
+		"a\xffb", "\xe2\x82", `\u0000`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		if got := decode([]byte(raw), strings.Contains(raw, `\`)); got != want {
+			t.Errorf("decode(%q) = %q, encoding/json %q", raw, got, want)
+		}
+		ev := Cursor.Parse(physical(`{"type":"tool_call","subtype":"completed","call_id":"` + raw + `","tool_call":{}}`))
+		if len(ev.Ended) != 1 || ev.Ended[0] != want {
+			t.Errorf("call id %q read as %q, want %q", raw, ev.Ended, want)
+		}
+	}
+}

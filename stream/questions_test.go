@@ -80,3 +80,16 @@ func FuzzAsks(f *testing.F) {
 		}
 	})
 }
+
+// TestTail: the caller keeps what Asks reads of a terminal's last words,
+// the last questionTail bytes, and all of shorter text.
+func TestTail(t *testing.T) {
+	t.Parallel()
+	long := []byte(strings.Repeat("x", 3*questionTail) + "Allow execution? (y/n) ")
+	if got := Tail(long); len(got) != questionTail || !strings.HasSuffix(string(got), "Allow execution? (y/n) ") {
+		t.Errorf("Tail of %d bytes: %d bytes, ending %q", len(long), len(got), got[max(0, len(got)-30):])
+	}
+	if got := Tail([]byte("(y/n) ")); string(got) != "(y/n) " {
+		t.Errorf("Tail of a short text: %q", got)
+	}
+}

@@ -112,3 +112,21 @@ func FuzzSplitter(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitterPending: between writes, the unfinished line is reported
+// (the wrapper reads a question from it), and none once its newline came.
+func TestSplitterPending(t *testing.T) {
+	t.Parallel()
+	s := NewSplitter(DefaultKeep, func(Line) {})
+	if s.MidLine() || len(s.Pending()) != 0 {
+		t.Fatalf("a new splitter is mid-line (%q)", s.Pending())
+	}
+	s.Write([]byte("done\nContinue? [y/N] "))
+	if !s.MidLine() || string(s.Pending()) != "Continue? [y/N] " {
+		t.Errorf("after a question without a newline: mid-line %v, pending %q", s.MidLine(), s.Pending())
+	}
+	s.Write([]byte("\n"))
+	if s.MidLine() || len(s.Pending()) != 0 {
+		t.Errorf("after its newline: mid-line %v, pending %q", s.MidLine(), s.Pending())
+	}
+}

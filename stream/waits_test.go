@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestModelCallsInCaptures walks every capture of every agent with its
@@ -125,6 +126,27 @@ func TestModelCallTableDoc(t *testing.T) {
 		opens, closes := p.ModelCalls()
 		if row := rows[p.Name]; !slices.Equal(row[0], opens) || !slices.Equal(row[1], closes) {
 			t.Errorf("docs/hang-rules.md: %s opens %q and closes %q; its profile opens %q and closes %q", p.Name, row[0], row[1], opens, closes)
+		}
+	}
+}
+
+// TestAgentProcesses: what the wrapper needs to know of the agent's
+// processes and waits, and nothing from an unknown agent (no profile).
+func TestAgentProcesses(t *testing.T) {
+	t.Parallel()
+	var unknown *Profile
+	if unknown.Runtime() != "" || unknown.KeepAliveWait() != 0 {
+		t.Errorf("no profile: runtime %q, keep-alive wait %v", unknown.Runtime(), unknown.KeepAliveWait())
+	}
+	if Codex.Runtime() != "codex" || Codex.KeepAliveWait() != 330*time.Second {
+		t.Errorf("codex: runtime %q, keep-alive wait %v", Codex.Runtime(), Codex.KeepAliveWait())
+	}
+	if Cursor.KeepAliveWait() != 0 {
+		t.Errorf("cursor: keep-alive wait %v", Cursor.KeepAliveWait())
+	}
+	for p, byDir := range map[*Profile]bool{Claude: true, Gemini: true, Cursor: false, Codex: false, OpenCode: false} {
+		if p.WorkspaceByDir() != byDir {
+			t.Errorf("%s: workspace by directory %v, want %v", p.Name, p.WorkspaceByDir(), byDir)
 		}
 	}
 }
