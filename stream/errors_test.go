@@ -25,6 +25,13 @@ func TestErrorPatternSamples(t *testing.T) {
 				t.Errorf("%s: %q\n got %+v\nwant kind %s by %q", p.Name, pat.Sample, e, pat.Kind, pat.Phrases[0])
 				continue
 			}
+			// Agents change their wording's case between versions: a
+			// pattern matches whatever the case, from A to Z.
+			for _, text := range []string{strings.ToUpper(pat.Sample), strings.ToLower(pat.Sample)} {
+				if e := p.Stderr([]byte(text)); e == nil || e.Kind != pat.Kind {
+					t.Errorf("%s: %q gives %+v, want kind %s", p.Name, text, e, pat.Kind)
+				}
+			}
 			if e.Message == "" || strings.Contains(e.Message, "\n") || e.Restart != pat.Kind.Restartable() {
 				t.Errorf("%s: %q gives %+v", p.Name, pat.Sample, e)
 			}
