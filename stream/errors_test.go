@@ -187,6 +187,10 @@ func TestRetryWhen(t *testing.T) {
 		// A wait past any clock saturates; it must not wrap to a negative one.
 		{Gemini, "RESOURCE_EXHAUSTED: Please retry in 100000000000000000000 days.", math.MaxInt64, 0},
 		{Codex, "You've hit your usage limit. Try again in 200000 days 300000 days.", math.MaxInt64, 0},
+		// Each amount fits, their sum does not; one that is the largest
+		// wait to the nanosecond (2^63 ns as a float).
+		{Codex, "You've hit your usage limit. Try again in 60000 days 60000 days.", math.MaxInt64, 0},
+		{Gemini, "RESOURCE_EXHAUSTED: Please retry in 9223372036.854775807s.", math.MaxInt64, 0},
 		// No wait named.
 		{Codex, "exceeded retry limit, last status: 429 Too Many Requests, request id: 9c84b52ce87fbe62-SJC", 0, 0},
 	} {
