@@ -255,3 +255,18 @@ func TestUsageShort(t *testing.T) {
 		}
 	}
 }
+
+// TestSatAdd: counts add as integers until the sum would wrap, then stay
+// at the end of the range they ran past.
+func TestSatAdd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ a, b, want int64 }{
+		{1, 2, 3}, {0, 0, 0}, {-1, -2, -3}, {math.MaxInt64, math.MinInt64, -1},
+		{math.MaxInt64, 1, math.MaxInt64}, {1, math.MaxInt64, math.MaxInt64}, {math.MaxInt64, math.MaxInt64, math.MaxInt64},
+		{math.MinInt64, -1, math.MinInt64}, {-1, math.MinInt64, math.MinInt64}, {math.MinInt64, math.MinInt64, math.MinInt64},
+	} {
+		if got := satAdd(tc.a, tc.b); got != tc.want {
+			t.Errorf("satAdd(%d, %d) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
