@@ -170,4 +170,9 @@ func TestAnswerCutBetweenRunes(t *testing.T) {
 	if want := fmt.Sprintf("the answer was cut here, at %d bytes; about 3 more were dropped]", MaxAnswer-1); marker != want {
 		t.Errorf("marker %q, want %q", marker, want)
 	}
+	// One that fills the bound exactly is whole, and says nothing of a cut.
+	r.Add(Event{Answer: strings.Repeat("é", MaxAnswer/2)})
+	if got := r.String(); got != strings.Repeat("é", MaxAnswer/2) {
+		t.Errorf("an answer of MaxAnswer bytes: %d bytes, ending %q", len(got), got[max(0, len(got)-20):])
+	}
 }
