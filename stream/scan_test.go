@@ -103,11 +103,34 @@ func TestNumbers(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"90000": "1m30s", "1.5E+3": "1.5s", "0": "0s", "-1": "0s", "0.5": "500µs", "null": "0s", `"9"`: "0s",
-		"1e300": "2562047h47m16.854775807s",
+		"1e300": "2562047h47m16.854775807s", "9223372036854": "2562047h47m16.854775807s", "9223372036853": "2562047h47m16.853000192s",
 	} {
 		s := scanner{b: []byte(text)}
 		if got := s.millis().String(); got != want {
 			t.Errorf("millis(%s) = %s, want %s", text, got, want)
+		}
+	}
+}
+
+// TestCallSummary: a call is summed up by the argument that best says what
+// it does: a command before a file, a file before a search, and Claude's
+// description of a command, or of a Task, when that is all it has.
+func TestCallSummary(t *testing.T) {
+	t.Parallel()
+	for input, want := range map[string]string{
+		`{"command":"sleep 20","description":"Sleep for 20 seconds","timeout":60000}`:                 "sleep 20",
+		`{"description":"Sleep for 20 seconds","command":"sleep 20"}`:                                 "sleep 20",
+		`{"description":"Explore the codebase","prompt":"Find the parser","subagent_type":"Explore"}`: "Explore the codebase",
+		`{"file_path":"/w/go.mod","description":"Read go.mod"}`:                                       "/w/go.mod",
+		`{"pattern":"TODO","path":"/w"}`:                                                              "/w",
+		`{"name":"search","query":"q"}`:                                                               "q",
+		`{"server":"docs","name":"search_docs"}`:                                                      "search_docs",
+		`{"url":"https://example.com","description":"Fetch the page"}`:                                "https://example.com",
+	} {
+		line := `{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"X","input":` + input + `}]},"session_id":"s"}`
+		ev := Claude.Parse(physical(line))
+		if len(ev.Started) != 1 || ev.Started[0].Command != want {
+			t.Errorf("input %s: started %+v, want command %q", input, ev.Started, want)
 		}
 	}
 }
