@@ -42,6 +42,7 @@ func TestPrompt(t *testing.T) {
 		{Cursor, []string{"-p", "--output-format", "stream-json", "fix the tests"}, "fix the tests"},
 		{Cursor, []string{"--model", "gpt-5", "--api-key", "k", "-p"}, ""},
 		{Cursor, []string{"-p", "--", "-a", "b"}, "-a b"},
+		{Cursor, []string{"-p", "-"}, "-"}, // "-" alone is a word, not a flag
 		{Claude, []string{"-p", "--allowedTools", "Bash", "Read", "--", "hi"}, "hi"},
 		{Codex, []string{"exec", "--json", "hi there"}, "hi there"},
 		{Gemini, []string{"--prompt", "hi", "-o", "stream-json"}, "hi"},
