@@ -210,7 +210,11 @@ func (p *Profile) Headless(args []string, d Direct) []string {
 	var add []string
 	rest := args
 	if len(p.subcommand) > 0 {
-		if i := slices.IndexFunc(p.scan(args), func(a arg) bool { return a.sub }); i >= 0 {
+		// The index is found before the if: Go's cover tool counts no
+		// block for a condition after a function literal, and gremlins
+		// would never test it.
+		i := slices.IndexFunc(p.scan(args), func(a arg) bool { return a.sub })
+		if i >= 0 {
 			add = append(add, args[:i+1]...)
 			rest = args[i+1:]
 		} else {
@@ -222,7 +226,8 @@ func (p *Profile) Headless(args []string, d Direct) []string {
 		if p.promptIsValue {
 			prompt := ""
 			scanned := p.scan(rest)
-			if i := slices.IndexFunc(scanned, func(a arg) bool { return a.positional }); i >= 0 {
+			i := slices.IndexFunc(scanned, func(a arg) bool { return a.positional })
+			if i >= 0 {
 				prompt = rest[i]
 				rest = slices.Delete(slices.Clone(rest), i, i+1)
 				if len(rest) > 0 && rest[len(rest)-1] == "--" {
