@@ -149,7 +149,7 @@ func TestCutEnd(t *testing.T) {
 	for raw, want := range map[string]string{
 		`abc\`: `abc`, `abc\u00`: `abc`, `abc\u`: `abc`, `abc\\`: `abc\\`, `abc\\\`: `abc\\`,
 		`abc\n`: `abc\n`, `abc\u00e9`: `abc\u00e9`, `abc\\u00`: `abc\\u00`, `abc`: `abc`, ``: ``,
-		"ab\xc3": "ab", "ab\xe2\x82": "ab", "ab\xe2\x82\xac": "ab\xe2\x82\xac", "é": "é", `a\"\`: `a\"`,
+		"ab\xc3": "ab", "\xc3": "", "ab\xe2\x82": "ab", "ab\xe2\x82\xac": "ab\xe2\x82\xac", "é": "é", `a\"\`: `a\"`,
 	} {
 		if got := string(cutEnd([]byte(raw))); got != want {
 			t.Errorf("cutEnd(%q) = %q, want %q", raw, got, want)
@@ -174,5 +174,17 @@ func TestAnswerCutBetweenRunes(t *testing.T) {
 	r.Add(Event{Answer: strings.Repeat("é", MaxAnswer/2)})
 	if got := r.String(); got != strings.Repeat("é", MaxAnswer/2) {
 		t.Errorf("an answer of MaxAnswer bytes: %d bytes, ending %q", len(got), got[max(0, len(got)-20):])
+	}
+}
+
+// TestCutAnswerDecoded: the kept part of a cut answer is decoded, from its
+// first byte: an answer that opens with an escape reads as the character.
+func TestCutAnswerDecoded(t *testing.T) {
+	t.Parallel()
+	const keep = 1 << 10
+	line := `{"type":"result","subtype":"success","result":"\"` + strings.Repeat("x", 2*keep) + `","session_id":"s"}`
+	ev := Cursor.Parse(Line{Text: []byte(line[:keep]), Len: int64(len(line)), Newline: true})
+	if !strings.HasPrefix(ev.Answer, `"xxx`) || ev.AnswerDropped != int64(len(line)-keep) {
+		t.Errorf("answer %.20q…, dropped %d; want it to open with the quote, %d dropped", ev.Answer, ev.AnswerDropped, len(line)-keep)
 	}
 }

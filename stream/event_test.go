@@ -289,7 +289,7 @@ func TestEscapesAsJSON(t *testing.T) {
 	for _, raw := range []string{
 		`plain`, `\"\\\/\b\f\n\r\t`, `\u00e9\u00C9\u00Ff`, `caf\u00e9 ok`,
 		`\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ud83dx`, `\ude00\ud83d`, `\ud83d\u0041`,
-		"a\xffb", "\xe2\x82", `\u0000`,
+		"a\xffb", "a\x80b", "\xe2\x82", `\u0000`, `\\`, `a\\`, `\u0039\u00aa\u00AA`,
 	} {
 		var want string
 		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
