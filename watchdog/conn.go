@@ -40,6 +40,10 @@ type Conn struct {
 	Unacked, Retransmits int
 }
 
+// arrived is what the kernel received on c: what the agent read, and
+// what waits for it.
+func (c Conn) arrived() int64 { return c.Received + c.Unread }
+
 // The sizes and rates that tell keep-alives from content, requests and
 // answers on a connection, whatever its transport (docs/hang-rules.md).
 const (
@@ -140,13 +144,13 @@ func (w *Watchdog) observeConn(st *connState, c Conn, known bool, now time.Time)
 		prev, dt = Conn{}, 0 // its whole history, in an unknown time
 	}
 	var recvAt time.Time
-	if c.Received+c.Unread > 0 {
+	if c.arrived() > 0 {
 		recvAt = now.Add(-c.RecvAgo)
 	}
-	arrived := c.Received + c.Unread - prev.Received - prev.Unread
+	arrived := c.arrived() - prev.arrived()
 	arrivals := c.SegsIn - prev.SegsIn
-	if c.SegsIn == 0 && arrived > 0 {
-		arrivals = 1 // a kernel that does not count data segments
+	if c.SegsIn == 0 {
+		arrivals = min(arrived, 1) // a kernel that does not count data segments
 	}
 	content := max(arrived-allowance(arrivals, dt, !known), 0)
 	request := c.Sent - prev.Sent - allowance(c.SegsOut-prev.SegsOut, dt, !known)
@@ -171,8 +175,10 @@ func (w *Watchdog) observeConn(st *connState, c Conn, known bool, now time.Time)
 		st.recvAt = recvAt
 	}
 	// Content counts where it is known to have come in this silence: on
-	// a sample after the previous one of the same silence.
-	if newer && content > 0 && known && !st.at.Before(w.last) && recvAt.After(w.last) {
+	// a sample after the previous one of the same silence; and only what
+	// the agent reads: a wedged agent's kernel goes on receiving a
+	// response into its queue for as long as the stream lasts.
+	if newer && content > 0 && c.Unread == 0 && known && !st.at.Before(w.last) && recvAt.After(w.last) {
 		st.contentAt, st.content = recvAt, st.content+content
 	}
 	switch {
