@@ -194,10 +194,9 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 	if now.Before(judge) {
 		return // keep the window open until the deadline
 	}
+	// Judged at or after its judging time, a window is at least one
+	// window long.
 	dt := now.Sub(w.win.at)
-	if dt <= 0 {
-		return
-	}
 	wk := w.workBetween(w.win.a, a)
 	w.evidence.Windows++
 	w.evidence.CPUPercent = 100 * wk.cpu.Seconds() / dt.Seconds()
@@ -222,7 +221,5 @@ func (w *Watchdog) ObserveActivity(a Activity, now time.Time) {
 
 // noteExtension records how far evidence has moved the silence limit.
 func (w *Watchdog) noteExtension() {
-	if ext := w.idleDue().Sub(w.last.Add(w.th.IdleTimeout)); ext > w.evidence.Extended {
-		w.evidence.Extended = ext
-	}
+	w.evidence.Extended = max(w.evidence.Extended, w.idleDue().Sub(w.last.Add(w.th.IdleTimeout)))
 }

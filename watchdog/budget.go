@@ -57,10 +57,8 @@ func (w *Watchdog) spend(ev stream.Event, now time.Time) Notice {
 func (w *Watchdog) OverBudget() (budget string, limit, total float64) {
 	u, b := w.spent.tally.Total(), w.spent.before
 	// Each count saturates rather than wraps: so does their sum.
-	tokens := int64(math.MaxInt64)
-	if t := u.Tokens(); t <= math.MaxInt64-b.Tokens() {
-		tokens = t + b.Tokens()
-	}
+	t := u.Tokens()
+	tokens := t + min(b.Tokens(), math.MaxInt64-t)
 	if lim := w.th.MaxTokens; lim > 0 && tokens > int64(lim) {
 		return BudgetTokens, float64(lim), float64(tokens)
 	}

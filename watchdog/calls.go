@@ -41,7 +41,7 @@ func newOpenCalls() openCalls {
 	return openCalls{
 		byID:      map[string]*call{},
 		deadlines: callHeap{less: func(a, b *call) bool { return a.deadline.After(b.deadline) }},
-		starts:    callHeap{less: func(a, b *call) bool { return byStart(a, b) < 0 }},
+		starts:    callHeap{less: startedBefore},
 	}
 }
 
@@ -153,6 +153,9 @@ func byStart(a, b *call) int {
 	return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.ID, b.ID))
 }
 
+// startedBefore reports whether a comes before b in that order.
+func startedBefore(a, b *call) bool { return byStart(a, b) < 0 }
+
 // oldest lists the k longest-running open calls, the longest first. It
 // walks the starts heap best first from its root: a node comes out only
 // after its parent, so it visits the k calls listed, the closed calls
@@ -186,7 +189,7 @@ type nodes struct {
 }
 
 func (n nodes) Len() int           { return len(n.idx) }
-func (n nodes) Less(i, j int) bool { return byStart(n.calls[n.idx[i]], n.calls[n.idx[j]]) < 0 }
+func (n nodes) Less(i, j int) bool { return startedBefore(n.calls[n.idx[i]], n.calls[n.idx[j]]) }
 func (n nodes) Swap(i, j int)      { n.idx[i], n.idx[j] = n.idx[j], n.idx[i] }
 func (n *nodes) Push(x any)        { n.idx = append(n.idx, x.(int)) }
 func (n *nodes) Pop() any {
@@ -212,10 +215,7 @@ func budget(c stream.Call, th Thresholds) (time.Duration, bool) {
 // saturatingAdd adds two non-negative durations, capped at the largest
 // one: an agent may declare a budget of centuries, never a negative one.
 func saturatingAdd(a, b time.Duration) time.Duration {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
+	return a + min(b, math.MaxInt64-a)
 }
 
 // callHeap is a heap of calls ordered by less.

@@ -107,13 +107,33 @@ var (
 // and returns when it declared a hang (-1: none by 2000 s) and why.
 func runConns(t *testing.T, th Thresholds, first stream.Event, wires ...wire) (time.Duration, Reason) {
 	t.Helper()
+	return runConnsAfter(t, th, []timedEvent{{0, first}}, wires...)
+}
+
+// A timedEvent is a line the agent prints at a time.
+type timedEvent struct {
+	at time.Duration
+	ev stream.Event
+}
+
+// runConnsAfter is runConns with the agent's lines at their times, the
+// first at 0.
+func runConnsAfter(t *testing.T, th Thresholds, events []timedEvent, wires ...wire) (time.Duration, Reason) {
+	t.Helper()
 	th.ActivityProbe, th.ConnProbe = true, true
 	w := New(th, t0)
-	w.ProcessEvent(first, t0)
+	w.ProcessEvent(events[0].ev, t0)
+	events = events[1:]
 	for now := t0; now.Before(at(2000 * time.Second)); {
 		next := w.Decide(now).Next
 		if next.IsZero() {
 			t.Fatal("no next deadline")
+		}
+		if len(events) > 0 && !at(events[0].at).After(next) {
+			now = at(events[0].at)
+			w.ProcessEvent(events[0].ev, now)
+			events = events[1:]
+			continue
 		}
 		now = next
 		if w.WantsActivity(now) {
@@ -174,6 +194,8 @@ func TestConnTransports(t *testing.T) {
 		{"an idle pooled connection, the server pings", assistant, false, []wire{{id: 1, packets: ws(0)}}, 60 * s},
 		{"an idle pooled connection, the agent pings", assistant, false, []wire{{id: 1, packets: joined(every(5*s, 0, 0, false, 16), every(5*s, 10*time.Millisecond, 0, true, 16))}}, 60 * s},
 		{"pings left unread", initEv, false, []wire{{id: 1, packets: sse(0), unreadFrom: time.Millisecond}}, 60 * s},
+		{"a response left unread", initEv, false, []wire{{id: 1, packets: joined(req, content(10*s, 700*s, 300)), unreadFrom: 5 * s}}, 60 * s},
+		{"content, a kernel without segment counts", initEv, false, []wire{{id: 1, packets: joined(req, content(10*s, 700*s, 300)), noSegs: true}}, 760 * s},
 		{"half-closed", initEv, false, []wire{{id: 1, packets: sse(0), closeWaitFrom: time.Millisecond}}, 60 * s},
 		// The cap counts from the start of the silence, across reconnects.
 		{"a retry on a new connection", initEv, false, []wire{
@@ -332,5 +354,119 @@ func TestConnTextModeWork(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: hang at %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A connSample is what the kernel said of the agent's one connection at
+// a time after the silence began.
+type connSample struct {
+	at time.Duration
+	c  Conn
+}
+
+// sampledConns feeds a watchdog whose first line is first the samples,
+// as the orchestrator would, and returns it.
+func sampledConns(th Thresholds, first stream.Event, samples ...connSample) *Watchdog {
+	th.ActivityProbe, th.ConnProbe = true, true
+	w := New(th, t0)
+	w.ProcessEvent(first, t0)
+	for _, s := range samples {
+		s.c.ID, s.c.Remote, s.c.Open = 1, "10.0.0.1:443", true
+		w.ObserveActivity(Activity{Conns: []Conn{s.c}}, at(s.at))
+	}
+	return w
+}
+
+// TestConnFigures checks the connection rule's arithmetic sample by
+// sample, at its edges: the bytes of content a response brought beyond
+// the keep-alives its segments may be, a request of just more than a
+// kilobyte beyond them, an answer of just more than 64 KB, the third
+// retransmission, and a kernel's last-arrival time that moves a
+// millisecond with nothing arriving.
+func TestConnFigures(t *testing.T) {
+	t.Parallel()
+	ms, s := time.Millisecond, time.Second
+	evidence := func(w *Watchdog, now time.Duration) (Evidence, bool) {
+		var e Evidence
+		_, _, _, ok := w.connDue()
+		w.connEvidence(&e, at(now))
+		return e, ok
+	}
+
+	// Content: 800 B in 20 segments over 2 s, of which 3 segments' worth
+	// may be keep-alives (one a second, and the first); then 1,000 B in
+	// one segment.
+	w := sampledConns(testThresholds(), initEv,
+		connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1, SendAgo: 900 * ms}},
+		connSample{3 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 800, SegsIn: 20, RecvAgo: 100 * ms}},
+		connSample{5 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 1800, SegsIn: 21}})
+	if e, ok := evidence(w, 10*s); !ok || e.Earned != EarnedContent || e.Content != 800-3*128+1000-128 || e.ConnQuiet != 5*s {
+		t.Errorf("content: excused %v, %+v", ok, e)
+	}
+	if due, _, _, _ := w.connDue(); due != at(65*s) {
+		t.Errorf("content excuses until %v, want an idle timeout past its last arrival (1m5s)", due.Sub(t0))
+	}
+	// The same read late: nothing while it waits unread.
+	w = sampledConns(testThresholds(), initEv,
+		connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1}},
+		connSample{3 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 100, Unread: 700, SegsIn: 20, RecvAgo: 100 * ms}})
+	if e, ok := evidence(w, 10*s); ok || e.Content != 0 {
+		t.Errorf("content left unread: excused %v, %+v", ok, e)
+	}
+
+	// Text mode: a request is more than 1 KB beyond a keep-alive a
+	// segment; the model is waited on from when it was sent.
+	text := testThresholds()
+	text.TextMode = true
+	for _, tc := range []struct {
+		sent   int64
+		waited bool
+	}{{1024 + 128, false}, {1024 + 128 + 1, true}} {
+		w := sampledConns(text, textMode,
+			connSample{1 * s, Conn{Sent: 100, SegsOut: 2, SendAgo: 500 * ms}},
+			connSample{3 * s, Conn{Sent: 100 + tc.sent, SegsOut: 3, SendAgo: 500 * ms}},
+			connSample{5 * s, Conn{Sent: 100 + tc.sent, SegsOut: 3, SendAgo: 2500 * ms, Received: 66, SegsIn: 1}})
+		e, ok := evidence(w, 6*s)
+		if ok != tc.waited || tc.waited && (e.Earned != EarnedKeepAlive || e.ModelWait != 3500*ms || e.ConnQuiet != s) {
+			t.Errorf("text mode, a send of %d B: excused %v, %+v", tc.sent, ok, e)
+		}
+	}
+	// Text mode: the request is answered by more than 64 KB of content;
+	// keep-alives after an answer excuse nothing.
+	for _, tc := range []struct {
+		answer int64
+		waited bool
+	}{{64<<10 + 128, true}, {64<<10 + 128 + 1, false}} {
+		w := sampledConns(text, textMode,
+			connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1}},
+			connSample{3 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: tc.answer, SegsIn: 1, RecvAgo: s}},
+			connSample{5 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: tc.answer + 30, SegsIn: 2}})
+		if _, _, why, _ := w.connDue(); (why == EarnedKeepAlive) != tc.waited {
+			t.Errorf("text mode, an answer of %d B: the keep-alives after it excuse %v", tc.answer, why == EarnedKeepAlive)
+		}
+	}
+
+	// A peer gone: its third retransmission in a row, not its second.
+	for _, tc := range []struct {
+		retransmits int
+		alive       bool
+	}{{2, true}, {3, false}} {
+		w := sampledConns(testThresholds(), initEv,
+			connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1}},
+			connSample{3 * s, Conn{Sent: 22<<10 + 16, SegsOut: 2, Received: 18, SegsIn: 1, Unacked: 1, Retransmits: tc.retransmits}})
+		if _, ok := evidence(w, 4*s); ok != tc.alive {
+			t.Errorf("%d retransmissions: the peer excuses %v, want %v", tc.retransmits, ok, tc.alive)
+		}
+	}
+
+	// The kernel's last-arrival time, kept in milliseconds, moves with
+	// nothing arriving: no arrival, no gap learned.
+	w = sampledConns(testThresholds(), initEv,
+		connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1}},
+		connSample{3 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 66, SegsIn: 1, RecvAgo: s}},
+		connSample{5 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 66, SegsIn: 1, RecvAgo: 3*s - ms}},
+		connSample{7 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 66, SegsIn: 1, RecvAgo: 5*s - 2*ms}})
+	if e, ok := evidence(w, 7*s); !ok || e.Period != 0 {
+		t.Errorf("a drifting last arrival: excused %v, %+v", ok, e)
 	}
 }

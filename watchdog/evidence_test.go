@@ -185,6 +185,8 @@ func TestLongCommandCut(t *testing.T) {
 		{long, strings.Repeat("a", 255) + "…"},
 		{exact, exact},
 		{strings.Repeat("d", 300), strings.Repeat("d", 256) + "…"},
+		// Not UTF-8 at all: no rune starts before the cut.
+		{strings.Repeat("\x80", 300), "…"},
 	} {
 		w := New(testThresholds(), t0)
 		w.ProcessEvent(stream.Event{Type: "tool_call", Started: []stream.Call{{ID: "c", Kind: "shell", Command: tc.command}}}, t0)

@@ -323,8 +323,9 @@ func (w *Watchdog) Decide(now time.Time) Decision {
 	}
 	at, kind := w.killAt()
 	// A question is not warned of: the stop is seconds away, and the line
-	// that says why it comes is the one that counts.
-	warn := w.th.WarnBefore > 0 && kind != KindPerson
+	// that says why it comes is the one that counts. (With no warn_before
+	// the warning falls due at the hang, which the first case decides.)
+	warn := kind != KindPerson
 	switch {
 	case !now.Before(at):
 		d.Verdict = Hang
