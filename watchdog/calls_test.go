@@ -2,7 +2,6 @@ package watchdog
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -22,21 +21,29 @@ func TestOldestAgreesWithSorting(t *testing.T) {
 		o := newOpenCalls()
 		th := testThresholds()
 		var ids []string
+		var sorted []*call // the open calls in order, kept by insertion
 		for step := range 1000 {
 			now := at(time.Duration(step/(1+rng.IntN(20))) * time.Millisecond)
 			if len(ids) > 0 && rng.IntN(3) == 0 {
 				i := rng.IntN(len(ids))
+				k := o.byID[ids[i]]
 				o.close(ids[i])
 				ids = slices.Delete(ids, i, i+1)
+				j, _ := slices.BinarySearchFunc(sorted, k, byStart)
+				sorted = slices.Delete(sorted, j, j+1)
 			} else {
 				id := fmt.Sprint(rng.IntN(5000))
 				if o.open(stream.Call{ID: id}, now, th) {
 					ids = append(ids, id)
+					j, _ := slices.BinarySearchFunc(sorted, o.byID[id], byStart)
+					sorted = slices.Insert(sorted, j, o.byID[id])
 				}
 			}
+			if len(sorted) != len(o.byID) {
+				t.Fatalf("seed %d step %d: %d calls open, want %d", seed, step, len(o.byID), len(sorted))
+			}
 			k := rng.IntN(MaxReasonCalls + 2)
-			got, want := o.oldest(k), slices.SortedFunc(maps.Values(o.byID), byStart)
-			want = want[:min(k, len(want))]
+			got, want := o.oldest(k), sorted[:min(k, len(sorted))]
 			if !slices.Equal(got, want) {
 				t.Fatalf("seed %d step %d: oldest(%d) = %v, want %v", seed, step, k, callIDs(got), callIDs(want))
 			}
