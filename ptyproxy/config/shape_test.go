@@ -46,6 +46,10 @@ func TestCheckShape(t *testing.T) {
 		{"a = \"\"\"x\"\"" + strings.Repeat("[", 9) + "\"\"\"\n", 0},
 		{"a = \"\"\n" + strings.Repeat("a.", 17) + "b = 1\n", 2},
 		{"a = \"", 0},
+		// A file that ends in a comment, or an empty string, with no newline.
+		{"a = 1 # end", 0},
+		{"a = \"\"", 0},
+		{"a = ''", 0},
 		{"a = \"\"\"", 0},
 	} {
 		if line, problem := checkShape([]byte(tc.text)); line != tc.line {
