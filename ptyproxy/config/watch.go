@@ -38,6 +38,9 @@ type Watcher struct {
 	names map[string]bool // the file's paths
 	dirs  map[string]bool // the directories watched now
 	note  func(string)
+	// nearest is nearestDir; a test makes a directory between its look
+	// and the watch.
+	nearest func(dir string) string
 }
 
 // NewWatcher starts watching the config file at path: changes made once
@@ -47,7 +50,7 @@ func NewWatcher(path string, note func(string)) (*Watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	cw := &Watcher{w: w, names: map[string]bool{}, dirs: map[string]bool{}, note: note}
+	cw := &Watcher{w: w, names: map[string]bool{}, dirs: map[string]bool{}, note: note, nearest: nearestDir}
 	for _, p := range watchedPaths(path) {
 		cw.names[p] = true
 	}
@@ -113,10 +116,24 @@ func (cw *Watcher) onTheWay(path string) bool {
 // rewatch watches, for each of the file's paths, its directory or, where
 // that is missing, the nearest ancestor that exists, and drops the watches
 // no longer wanted. It reports whether the watches changed.
+//
+// A directory made between the look and the watch on its parent sends
+// that watch no event (mkdir -p makes a/b a moment after a), and saves in
+// it would go unseen: so once the watches moved, it looks again, until
+// they are where the look finds them.
 func (cw *Watcher) rewatch() bool {
+	changed := false
+	for cw.moveWatches() {
+		changed = true
+	}
+	return changed
+}
+
+// moveWatches is one look and the watches moved to where it finds them.
+func (cw *Watcher) moveWatches() bool {
 	want := map[string]bool{}
 	for name := range cw.names {
-		want[nearestDir(filepath.Dir(name))] = true
+		want[cw.nearest(filepath.Dir(name))] = true
 	}
 	changed := false
 	for dir := range cw.dirs {

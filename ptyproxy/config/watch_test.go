@@ -190,3 +190,42 @@ func TestWatchSymlinkedConfig(t *testing.T) {
 	expectReload(t, reloads, `idle_timeout = "1s"`)
 	expectQuiet(t, reloads)
 }
+
+// TestWatchDirMadeDuringTheLook: a directory made between the watcher's
+// look for the nearest one that exists and its watch on the parent (mkdir
+// -p making a/b a moment after a) sends that watch no event; saves in it
+// are still seen. The watch on a's parent saw a made; a/b is made, and the
+// file written, once the watcher has looked and found only a.
+func TestWatchDirMadeDuringTheLook(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	path := filepath.Join(top, "a", "b", "config.toml")
+	w, err := NewWatcher(path, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := false
+	w.nearest = func(dir string) string {
+		found := nearestDir(dir)
+		if !made && found == filepath.Join(top, "a") {
+			made = true
+			os.Mkdir(filepath.Dir(path), 0o700)
+			os.WriteFile(path, []byte(`idle_timeout = "1s"`), 0o600)
+		}
+		return found
+	}
+	reloads := make(chan string, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := os.Mkdir(filepath.Join(top, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	go w.Run(ctx, func() {
+		b, _ := os.ReadFile(path)
+		reloads <- string(b)
+	})
+	expectReload(t, reloads, `idle_timeout = "1s"`)
+	os.WriteFile(path, []byte(`idle_timeout = "2s"`), 0o600)
+	expectReload(t, reloads, `idle_timeout = "2s"`)
+	expectQuiet(t, reloads)
+}
