@@ -399,11 +399,7 @@ func (c *Config) setTOML(s Setting, v any) error {
 
 // Keys lists every key, the [mcp] table's as "mcp.KEY".
 func Keys() []string {
-	out := make([]string, 0, len(Settings)+1+len(MCPSettings))
-	for _, s := range Settings {
-		out = append(out, s.Key)
-	}
-	out = append(out, ToolTimeoutsKey)
+	out := append(settingKeys(Settings), ToolTimeoutsKey)
 	for _, s := range MCPSettings {
 		out = append(out, MCPKey+"."+s.Key)
 	}

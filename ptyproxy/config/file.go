@@ -208,11 +208,10 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 	// OpenTelemetry's standard variables first: the wrapper's own beat them.
 	for _, kv := range env {
 		name, value, ok := strings.Cut(kv, "=")
-		i := slices.IndexFunc(Settings, func(s Setting) bool { return s.Standard() != "" && s.Standard() == name })
-		if !ok || i < 0 {
+		s, standard := standardSetting(name)
+		if !ok || !standard {
 			continue
 		}
-		s := Settings[i]
 		if err := c.set(s, standardValue(s.Key, value), FromEnv); err != nil {
 			return c, &SettingError{"$" + name, err.Error()}
 		}
@@ -278,6 +277,16 @@ func Build(file File, env []string, flags map[string]string) (Config, error) {
 		named = append(named, &SettingError{where, inv.Problem})
 	}
 	return c, errors.Join(named...)
+}
+
+// standardSetting returns the setting whose standard variable is name.
+func standardSetting(name string) (Setting, bool) {
+	for key, std := range standardEnv {
+		if std == name {
+			return Lookup(key)
+		}
+	}
+	return Setting{}, false
 }
 
 // standardValue is the value of a setting's standard variable as the
