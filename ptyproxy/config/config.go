@@ -102,11 +102,9 @@ func (s Setting) Flag() string { return strings.ReplaceAll(s.Key, "_", "-") }
 // Env returns the setting's environment variable.
 func (s Setting) Env() string { return EnvPrefix + strings.ToUpper(s.Key) }
 
-// Standard returns the variable OpenTelemetry's SDKs read for the same
-// setting, "" if none: it beats the file and loses to the wrapper's own
+// standardEnv maps settings to the variables OpenTelemetry's SDKs read
+// for them: such a variable beats the file and loses to the wrapper's own
 // variable and flag.
-func (s Setting) Standard() string { return standardEnv[s.Key] }
-
 var standardEnv = map[string]string{
 	"otel_endpoint":        "OTEL_EXPORTER_OTLP_ENDPOINT",
 	"otel_headers":         "OTEL_EXPORTER_OTLP_HEADERS",
