@@ -50,6 +50,8 @@ func TestCheckShape(t *testing.T) {
 		{"a = 1 # end", 0},
 		{"a = \"\"", 0},
 		{"a = ''", 0},
+		{"a = \"\"\"x\"\"", 0},
+		{"a = '''x''", 0},
 		{"a = \"\"\"", 0},
 	} {
 		if line, problem := checkShape([]byte(tc.text)); line != tc.line {
