@@ -117,6 +117,7 @@ func TestConfigErrors(t *testing.T) {
 		{"tool_timeouts not a table", "tool_timeouts = \"5m\"\n", nil, ":1: tool_timeouts must be a table like [tool_timeouts]", nil},
 		{"mcp value of the wrong type", "[mcp]\n\nmax_concurrent = \"2\"\n", nil, ":3: [mcp] max_concurrent: want a whole number", nil},
 		{"negative tool timeout", "[tool_timeouts]\nshellToolCall = \"-1m\"\n", nil, ":2: tool_timeouts.shellToolCall: -1m0s is not positive", nil},
+		{"header without a name", "otel_headers = [\"a=1\", \"=2\", \"b=3\"]\n", nil, ":1: otel_headers: header 2 of 3 is not name=value", nil},
 		{"unknown flag", "", map[string]string{"idle_timout": "1s"}, "--idle-timout: not a setting", nil},
 		{"bad standard variable", "", nil, `$OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "maybe" is not true or false`,
 			[]string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=maybe"}},
