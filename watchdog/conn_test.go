@@ -406,12 +406,17 @@ func TestConnFigures(t *testing.T) {
 	if due, _, _, _ := w.connDue(); due != at(65*s) {
 		t.Errorf("content excuses until %v, want an idle timeout past its last arrival (1m5s)", due.Sub(t0))
 	}
-	// The same read late: nothing while it waits unread.
+	// The same read late: nothing while it waits unread, and what comes
+	// once it is read counts from there.
 	w = sampledConns(testThresholds(), initEv,
 		connSample{1 * s, Conn{Sent: 22 << 10, SegsOut: 1}},
 		connSample{3 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 100, Unread: 700, SegsIn: 20, RecvAgo: 100 * ms}})
-	if e, ok := evidence(w, 10*s); ok || e.Content != 0 {
+	if e, ok := evidence(w, 4*s); ok || e.Content != 0 {
 		t.Errorf("content left unread: excused %v, %+v", ok, e)
+	}
+	w.ObserveActivity(Activity{Conns: []Conn{{ID: 1, Remote: "10.0.0.1:443", Open: true, Sent: 22 << 10, SegsOut: 1, Received: 1800, SegsIn: 21}}}, at(5*s))
+	if e, ok := evidence(w, 10*s); !ok || e.Content != 1000-128 {
+		t.Errorf("content read at last: excused %v, %+v", ok, e)
 	}
 
 	// Text mode: a request is more than 1 KB beyond a keep-alive a

@@ -196,11 +196,12 @@ func (r Reason) describe() string {
 // fell due, so a short tool grace does not read as a late wrapper.
 func (r Reason) toolWords() string {
 	var calls []string
-	deadlines := time.Duration(-1) // how long before the verdict the last deadline passed
-	for _, c := range r.OpenCalls {
-		if ago := c.Elapsed - c.Budget; deadlines < 0 || ago < deadlines {
-			deadlines = ago
+	var deadlines time.Duration // how long before the verdict the last deadline passed
+	for i, c := range r.OpenCalls {
+		if i == 0 {
+			deadlines = c.Elapsed - c.Budget
 		}
+		deadlines = min(deadlines, c.Elapsed-c.Budget)
 	}
 	for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
 		calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, words.Duration(c.Elapsed), words.Duration(c.Budget)))
