@@ -3,6 +3,7 @@ package watchdog
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -197,11 +198,11 @@ func (r Reason) describe() string {
 func (r Reason) toolWords() string {
 	var calls []string
 	var deadlines time.Duration // how long before the verdict the last deadline passed
-	for i, c := range r.OpenCalls {
-		if i == 0 {
-			deadlines = c.Elapsed - c.Budget
+	if len(r.OpenCalls) > 0 {
+		deadlines = math.MaxInt64
+		for _, c := range r.OpenCalls {
+			deadlines = min(deadlines, c.Elapsed-c.Budget)
 		}
-		deadlines = min(deadlines, c.Elapsed-c.Budget)
 	}
 	for _, c := range r.OpenCalls[:min(len(r.OpenCalls), describedCalls)] {
 		calls = append(calls, fmt.Sprintf("%s %q ran %s of %s", c.Kind, c.Command, words.Duration(c.Elapsed), words.Duration(c.Budget)))
