@@ -304,3 +304,16 @@ func TestEscapesAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestShortUnicodeEscape: a \u escape cut short by the string's end (a
+// malformed line; the scanner does not check escapes) stays as written,
+// as other bad escapes do, and never stops the parser.
+func TestShortUnicodeEscape(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{`\u12`: `\u12`, `a\u`: `a\u`, `\u123`: `\u123`, `\ud83d\u12`: "\uFFFD\\u12"} {
+		ev := Cursor.Parse(physical(`{"type":"tool_call","subtype":"completed","call_id":"` + raw + `","tool_call":{}}`))
+		if len(ev.Ended) != 1 || ev.Ended[0] != want {
+			t.Errorf("call id %s read as %q, want %q", raw, ev.Ended, want)
+		}
+	}
+}

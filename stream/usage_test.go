@@ -270,3 +270,22 @@ func TestSatAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestStatedCostOfNothing: a cost the agent states as 0 (a free model, a
+// cached answer) is stated, and said; one that is negative or not a number
+// is not a cost.
+func TestStatedCostOfNothing(t *testing.T) {
+	t.Parallel()
+	for cost, want := range map[string]string{
+		"0":       "tokens in 50, out 12, cost $0",
+		"0.00033": "tokens in 50, out 12, cost $0.00033",
+		"-1":      "tokens in 50, out 12",
+		`"0.1"`:   "tokens in 50, out 12",
+	} {
+		line := `{"type":"result","subtype":"success","is_error":false,"result":"Hi.","session_id":"s","total_cost_usd":` + cost + `,"usage":{"input_tokens":50,"output_tokens":12}}`
+		ev := Claude.Parse(physical(line))
+		if ev.Usage == nil || ev.Usage.String() != want {
+			t.Errorf("total_cost_usd %s: usage %v, want %q", cost, ev.Usage, want)
+		}
+	}
+}
