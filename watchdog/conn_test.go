@@ -371,10 +371,15 @@ func sampledConns(th Thresholds, first stream.Event, samples ...connSample) *Wat
 	w := New(th, t0)
 	w.ProcessEvent(first, t0)
 	for _, s := range samples {
-		s.c.ID, s.c.Remote, s.c.Open = 1, "10.0.0.1:443", true
-		w.ObserveActivity(Activity{Conns: []Conn{s.c}}, at(s.at))
+		s.observe(w)
 	}
 	return w
+}
+
+// observe feeds the sample to w, as of the one open connection 10.0.0.1:443.
+func (s connSample) observe(w *Watchdog) {
+	s.c.ID, s.c.Remote, s.c.Open = 1, "10.0.0.1:443", true
+	w.ObserveActivity(Activity{Conns: []Conn{s.c}}, at(s.at))
 }
 
 // TestConnFigures checks the connection rule's arithmetic sample by
@@ -414,7 +419,7 @@ func TestConnFigures(t *testing.T) {
 	if e, ok := evidence(w, 4*s); ok || e.Content != 0 {
 		t.Errorf("content left unread: excused %v, %+v", ok, e)
 	}
-	w.ObserveActivity(Activity{Conns: []Conn{{ID: 1, Remote: "10.0.0.1:443", Open: true, Sent: 22 << 10, SegsOut: 1, Received: 1800, SegsIn: 21}}}, at(5*s))
+	connSample{5 * s, Conn{Sent: 22 << 10, SegsOut: 1, Received: 1800, SegsIn: 21}}.observe(w)
 	if e, ok := evidence(w, 10*s); !ok || e.Content != 1000-128 {
 		t.Errorf("content read at last: excused %v, %+v", ok, e)
 	}
